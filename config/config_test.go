@@ -1,0 +1,137 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const good = `
+source: {type: file, path: data/*.jsonl}
+pipeline: {workers: 2, batch_size: 64}
+slice_by: [lang]
+metrics:
+  - type: bleu
+    tokenize: 13a
+  - name: acc
+    type: accuracy
+sinks:
+  - type: stdout
+  - type: json
+    path: out/results.json
+`
+
+func TestParseDefaultsAndValidate(t *testing.T) {
+	c, err := Parse([]byte(good), nil)
+	require.NoError(t, err)
+	require.NoError(t, c.Validate())
+	require.Equal(t, "auto", c.Source.Format)
+	require.Equal(t, "fail", c.Pipeline.OnError)
+	require.Equal(t, 64, c.Pipeline.BatchSize)
+	require.Equal(t, "bleu", c.Metrics[0]["name"])
+	require.Equal(t, "13a", c.Metrics[0]["tokenize"])
+	require.Equal(t, DefaultMaxRecordBytes, c.Source.MaxRecordBytes)
+}
+
+func TestUnknownKeysListValidKeys(t *testing.T) {
+	tests := []struct{ yaml, want string }{
+		{"source: {type: file, paht: x}\n", `unknown key "paht" in source (valid keys: brokers, emit_interval, format, group, max_record_bytes, mode, path, `},
+		{"pipelin: {}\n", `unknown key "pipelin" in the top level (valid keys: metrics, pipeline, sinks, slice_by, source, state, window)`},
+		{"sinks: [{type: json, pth: x}]\n", `unknown key "pth" in a sink`},
+	}
+	for _, tt := range tests {
+		_, err := Parse([]byte(tt.yaml), nil)
+		require.Error(t, err)
+		require.Contains(t, err.Error(), tt.want)
+	}
+}
+
+func TestSetOverrides(t *testing.T) {
+	c, err := Parse([]byte(good), []string{"pipeline.workers=7", "metrics[0].ngram=2", "source.path=other.arrow", "sinks[2].type=csv", "sinks[2].path=o.csv", "slice_by=[a, b]"})
+	require.NoError(t, err)
+	require.Equal(t, 7, c.Pipeline.Workers)
+	require.Equal(t, 2, c.Metrics[0]["ngram"])
+	require.Equal(t, "other.arrow", c.Source.Path)
+	require.Equal(t, "csv", c.Sinks[2].Type)
+	require.Equal(t, []string{"a", "b"}, c.SliceBy)
+	_, err = Parse([]byte(good), []string{"metrics[5].x=1"})
+	require.ErrorContains(t, err, "out of range")
+	_, err = Parse([]byte(good), []string{"novalue"})
+	require.ErrorContains(t, err, "want key.path=value")
+}
+
+func TestValidateReportsEveryProblem(t *testing.T) {
+	c, err := Parse([]byte(`
+source: {type: file, format: csv, brokers: [x]}
+pipeline: {batch_size: -1, on_error: ignore, max_bad: "abc", workers: -2}
+slice_by: [a, a]
+metrics:
+  - type: bleu
+  - type: bleu
+  - name: x
+sinks:
+  - type: json
+  - type: prometheus
+  - type: teletype
+`), nil)
+	require.NoError(t, err)
+	err = c.Validate()
+	require.Error(t, err)
+	msg := err.Error()
+	for _, want := range []string{
+		"source.path: required for a file source",
+		"source.format: must be one of auto|jsonl|arrow|arrows|parquet",
+		"source.brokers: only applies to a kafka source",
+		"pipeline.batch_size: must be >= 1",
+		"pipeline.on_error: must be one of fail|skip|dead_letter",
+		"pipeline.max_bad: must be a count",
+		"pipeline.workers: must be >= 0",
+		"slice_by[1]: duplicate field",
+		`metrics[1].name: "bleu" is already used by metrics[0]`,
+		"metrics[2].type: required",
+		"sinks[0].path: required for a json sink",
+		"sinks[1]: the prometheus sink serves /metrics in continuous kafka mode only",
+		"sinks[2].type: must be one of",
+	} {
+		require.Contains(t, msg, want)
+	}
+	require.GreaterOrEqual(t, strings.Count(msg, "\n"), 12)
+}
+
+func TestMaxBad(t *testing.T) {
+	tests := []struct {
+		p         Pipeline
+		n         int64
+		f         float64
+		frac, unl bool
+	}{
+		{Pipeline{OnError: "fail"}, 0, 0, false, false},
+		{Pipeline{OnError: "skip"}, 0, 0, false, true},
+		{Pipeline{OnError: "skip", MaxBad: "10"}, 10, 0, false, false},
+		{Pipeline{OnError: "skip", MaxBad: "0.01"}, 0, 0.01, true, false},
+		{Pipeline{OnError: "skip", MaxBad: "5%"}, 0, 0.05, true, false},
+	}
+	for _, tt := range tests {
+		n, f, frac, unl, err := tt.p.MaxBadLimit()
+		require.NoError(t, err)
+		require.Equal(t, []any{tt.n, tt.f, tt.frac, tt.unl}, []any{n, f, frac, unl}, "%+v", tt.p)
+	}
+	_, _, _, _, err := Pipeline{MaxBad: "1.5"}.MaxBadLimit()
+	require.Error(t, err)
+}
+
+func TestKafkaValidation(t *testing.T) {
+	c, err := Parse([]byte(`
+source: {type: kafka, brokers: ["127.0.0.1:9092"], topic: t, mode: continuous, start: middle}
+window: {type: tumbling, size: 5m, time: event}
+metrics: [{type: accuracy}]
+sinks: [{type: prometheus}]
+`), nil)
+	require.NoError(t, err)
+	err = c.Validate()
+	require.ErrorContains(t, err, "source.start: must be one of earliest|latest|committed")
+	require.ErrorContains(t, err, "window.field: required when window.time is event")
+	require.NotContains(t, err.Error(), "prometheus")
+	require.Equal(t, DefaultPromAddr, c.Sinks[0].Addr)
+}

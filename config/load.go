@@ -1,0 +1,191 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Load reads a YAML (or JSON) config file, applies `key.path=value` overrides, decodes it
+// strictly and fills defaults. It does not call Validate.
+func Load(path string, sets []string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	c, err := Parse(b, sets)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// Parse decodes config bytes; see Load.
+func Parse(b []byte, sets []string) (*Config, error) {
+	var tree any
+	if err := yaml.Unmarshal(b, &tree); err != nil {
+		return nil, fmt.Errorf("invalid YAML: %w", err)
+	}
+	if tree == nil {
+		tree = map[string]any{}
+	}
+	if _, ok := tree.(map[string]any); !ok {
+		return nil, errors.New("the config must be a mapping with source, metrics and sinks")
+	}
+	for _, s := range sets {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("--set %q: want key.path=value", s)
+		}
+		var val any
+		if err := yaml.Unmarshal([]byte(v), &val); err != nil {
+			val = v
+		}
+		var err error
+		if tree, err = setPath(tree, splitPath(k), val); err != nil {
+			return nil, fmt.Errorf("--set %s: %w", k, err)
+		}
+	}
+	norm, err := yaml.Marshal(tree)
+	if err != nil {
+		return nil, err
+	}
+	var c Config
+	dec := yaml.NewDecoder(bytes.NewReader(norm))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return nil, explainUnknown(err)
+	}
+	for i, m := range c.Metrics {
+		if m == nil {
+			c.Metrics[i] = map[string]any{}
+		}
+	}
+	c.ApplyDefaults()
+	return &c, nil
+}
+
+var pathPart = regexp.MustCompile(`^([^\[\]]*)((?:\[\d+\])*)$`)
+
+func splitPath(k string) []string {
+	var out []string
+	for _, seg := range strings.Split(k, ".") {
+		m := pathPart.FindStringSubmatch(seg)
+		if m == nil {
+			out = append(out, seg)
+			continue
+		}
+		if m[1] != "" {
+			out = append(out, m[1])
+		}
+		for _, idx := range regexp.MustCompile(`\d+`).FindAllString(m[2], -1) {
+			out = append(out, "["+idx+"]")
+		}
+	}
+	return out
+}
+
+func setPath(node any, path []string, val any) (any, error) {
+	if len(path) == 0 {
+		return val, nil
+	}
+	head := path[0]
+	if strings.HasPrefix(head, "[") {
+		i, _ := strconv.Atoi(strings.Trim(head, "[]"))
+		list, ok := node.([]any)
+		if node == nil {
+			list, ok = nil, true
+		}
+		if !ok {
+			return nil, fmt.Errorf("%s: not a list", head)
+		}
+		if i > len(list) {
+			return nil, fmt.Errorf("index %d out of range (list has %d items)", i, len(list))
+		}
+		if i == len(list) {
+			list = append(list, nil)
+		}
+		v, err := setPath(list[i], path[1:], val)
+		if err != nil {
+			return nil, err
+		}
+		list[i] = v
+		return list, nil
+	}
+	m, ok := node.(map[string]any)
+	if node == nil {
+		m, ok = map[string]any{}, true
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: not a mapping", head)
+	}
+	v, err := setPath(m[head], path[1:], val)
+	if err != nil {
+		return nil, err
+	}
+	m[head] = v
+	return m, nil
+}
+
+var unknownField = regexp.MustCompile(`line \d+: field (\S+) not found in type config\.(\w+)`)
+
+// explainUnknown turns yaml.v3's "field x not found in type config.T" into a message listing
+// the valid keys of T.
+func explainUnknown(err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	var msgs []string
+	for _, e := range te.Errors {
+		m := unknownField.FindStringSubmatch(e)
+		if m == nil {
+			msgs = append(msgs, e)
+			continue
+		}
+		msgs = append(msgs, fmt.Sprintf("unknown key %q in %s (valid keys: %s)", m[1], sectionName(m[2]), strings.Join(validKeys(m[2]), ", ")))
+	}
+	return errors.New(strings.Join(msgs, "\n"))
+}
+
+var types = map[string]reflect.Type{
+	"Config": reflect.TypeOf(Config{}), "Source": reflect.TypeOf(Source{}), "Pipeline": reflect.TypeOf(Pipeline{}),
+	"DeadLetter": reflect.TypeOf(DeadLetter{}), "Sink": reflect.TypeOf(Sink{}), "State": reflect.TypeOf(State{}),
+	"Window": reflect.TypeOf(Window{}), "TLS": reflect.TypeOf(TLS{}), "SASL": reflect.TypeOf(SASL{}),
+}
+
+func sectionName(t string) string {
+	switch t {
+	case "Config":
+		return "the top level"
+	case "DeadLetter":
+		return "pipeline.dead_letter"
+	case "Sink":
+		return "a sink"
+	}
+	return strings.ToLower(t)
+}
+
+func validKeys(t string) []string {
+	rt, ok := types[t]
+	if !ok {
+		return nil
+	}
+	var keys []string
+	for i := 0; i < rt.NumField(); i++ {
+		tag := strings.Split(rt.Field(i).Tag.Get("yaml"), ",")[0]
+		if tag != "" && tag != "-" {
+			keys = append(keys, tag)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
