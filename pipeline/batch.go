@@ -72,3 +72,10 @@ type Source interface {
 type Sizer interface {
 	TotalBytes() int64
 }
+
+// Sink writes results. Write is called once per emission (once in file mode); Close flushes
+// and releases resources. A Sink is used by a single goroutine.
+type Sink interface {
+	Write(ctx context.Context, r *Results) error
+	Close() error
+}

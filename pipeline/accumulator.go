@@ -1,0 +1,272 @@
+package pipeline
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/evalstream/evalstream/metrics"
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// Plan is the static shape of a run: the metrics, the slice fields, and the record fields
+// every source must project. It is immutable and shared by all workers.
+type Plan struct {
+	Metrics []*metrics.Metric
+	SliceBy []string
+	// Fields is the projection sources produce: every role field of every metric, then the
+	// slice fields, then Extra, without duplicates.
+	Fields []string
+	// roleIdx[m][r] is the position in Fields of metric m's role r.
+	roleIdx  [][]int
+	sliceIdx []int
+}
+
+// NewPlan computes the field projection for the metrics and slice fields. extra lists other
+// fields a stage needs (an id for the examples sink, a window's time field).
+func NewPlan(ms []*metrics.Metric, sliceBy []string, extra ...string) *Plan {
+	p := &Plan{Metrics: ms, SliceBy: sliceBy}
+	pos := map[string]int{}
+	idx := func(f string) int {
+		if i, ok := pos[f]; ok {
+			return i
+		}
+		pos[f] = len(p.Fields)
+		p.Fields = append(p.Fields, f)
+		return pos[f]
+	}
+	for _, m := range ms {
+		var ri []int
+		for _, f := range m.Fields {
+			ri = append(ri, idx(f))
+		}
+		p.roleIdx = append(p.roleIdx, ri)
+	}
+	for _, f := range sliceBy {
+		p.sliceIdx = append(p.sliceIdx, idx(f))
+	}
+	for _, f := range extra {
+		if f != "" {
+			idx(f)
+		}
+	}
+	return p
+}
+
+// FieldIndex returns the position of field f in Fields, or -1.
+func (p *Plan) FieldIndex(f string) int {
+	for i, x := range p.Fields {
+		if x == f {
+			return i
+		}
+	}
+	return -1
+}
+
+// Accumulator holds the sufficient statistics of a set of records: one state per metric
+// overall and per slice, plus record and rejection counts. It is not safe for concurrent use;
+// every worker owns one and they are combined with Merge.
+type Accumulator struct {
+	plan    *Plan
+	Records int64
+	Skipped int64
+	Errors  map[string]int64
+	States  []core.State
+	Slices  map[string]*Slice
+}
+
+// Slice is the part of an accumulator for one value of the slice fields.
+type Slice struct {
+	Records int64
+	States  []core.State
+}
+
+// NewAccumulator returns an empty accumulator for the plan.
+func NewAccumulator(p *Plan) *Accumulator {
+	return &Accumulator{plan: p, Errors: map[string]int64{}, States: newStates(p), Slices: map[string]*Slice{}}
+}
+
+func newStates(p *Plan) []core.State {
+	s := make([]core.State, len(p.Metrics))
+	for i, m := range p.Metrics {
+		s[i] = m.NewState()
+	}
+	return s
+}
+
+// Plan returns the accumulator's plan.
+func (a *Accumulator) Plan() *Plan { return a.plan }
+
+// Folder turns records into examples and folds them into an accumulator. It owns reusable
+// buffers, so each worker has its own; it is not safe for concurrent use.
+type Folder struct {
+	plan     *Plan
+	examples []core.Example
+	keyBuf   strings.Builder
+}
+
+// NewFolder returns a folder for the plan.
+func NewFolder(p *Plan) *Folder {
+	f := &Folder{plan: p, examples: make([]core.Example, len(p.Metrics))}
+	for i := range f.examples {
+		f.examples[i].Values = make([]core.Value, len(p.roleIdx[i]))
+	}
+	return f
+}
+
+// Rejection says why a record was rejected, and by which metric.
+type Rejection struct {
+	Reason string
+	Metric string // empty when the record could not be decoded at all
+	Field  string // the record field at fault
+	Err    error
+}
+
+func (r *Rejection) Error() string {
+	if r.Metric == "" {
+		return r.Err.Error()
+	}
+	return fmt.Sprintf("metric %s: %v", r.Metric, r.Err)
+}
+
+// Check validates a record against every metric without changing any state. A record is
+// either accepted by all metrics or rejected as a whole, so no metric ever sees half of it.
+func (f *Folder) Check(rec *Record) *Rejection {
+	if rec.Err != nil {
+		return &Rejection{Reason: rec.Err.Reason, Field: rec.Err.Field, Err: rec.Err}
+	}
+	for i, m := range f.plan.Metrics {
+		ex := f.example(i, rec)
+		if err := m.Check(ex); err != nil {
+			reason, field := "invalid record", ""
+			if re, ok := err.(*core.RecordError); ok {
+				reason = re.Reason
+				field = f.roleField(i, re.Field)
+				err = &core.RecordError{Reason: re.Reason, Field: field, Detail: re.Detail}
+			}
+			return &Rejection{Reason: reason, Metric: m.Name, Field: field, Err: err}
+		}
+	}
+	return nil
+}
+
+// roleField maps a role name reported by a metric to the record field it reads.
+func (f *Folder) roleField(metric int, role string) string {
+	for r, rr := range f.plan.Metrics[metric].Roles() {
+		if rr.Name == role {
+			return f.plan.Metrics[metric].Fields[r]
+		}
+	}
+	return role
+}
+
+func (f *Folder) example(i int, rec *Record) *core.Example {
+	ex := &f.examples[i]
+	for r, fi := range f.plan.roleIdx[i] {
+		ex.Values[r] = rec.Values[fi]
+	}
+	ex.Seq = rec.Seq
+	return ex
+}
+
+// Add folds a record that passed Check into acc, weight times.
+func (f *Folder) Add(acc *Accumulator, rec *Record, weight int64) {
+	acc.Records += weight
+	var slice *Slice
+	if len(f.plan.sliceIdx) > 0 {
+		key := f.sliceKey(rec)
+		slice = acc.Slices[key]
+		if slice == nil {
+			slice = &Slice{States: newStates(f.plan)}
+			acc.Slices[strings.Clone(key)] = slice
+		}
+		slice.Records += weight
+	}
+	for i := range f.plan.Metrics {
+		ex := f.example(i, rec)
+		acc.States[i].Add(ex, weight)
+		if slice != nil {
+			slice.States[i].Add(ex, weight)
+		}
+	}
+}
+
+// Reject counts a rejected record.
+func (acc *Accumulator) Reject(reason string) {
+	acc.Skipped++
+	acc.Errors[reason]++
+}
+
+func (f *Folder) sliceKey(rec *Record) string {
+	b := &f.keyBuf
+	b.Reset()
+	for k, fi := range f.plan.sliceIdx {
+		if k > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(f.plan.SliceBy[k])
+		b.WriteByte('=')
+		writeScalar(b, rec.Values[fi])
+	}
+	return b.String()
+}
+
+func writeScalar(b *strings.Builder, v core.Value) {
+	switch v.Kind {
+	case core.String:
+		b.WriteString(v.Str)
+	case core.Int:
+		b.WriteString(strconv.FormatInt(v.Int, 10))
+	case core.Bool:
+		b.WriteString(strconv.FormatBool(v.Int != 0))
+	case core.Float:
+		b.WriteString(strconv.FormatFloat(v.Float, 'g', -1, 64))
+	case core.Missing, core.Null:
+		b.WriteString("null")
+	case core.StringList:
+		b.WriteString(strings.Join(v.Strs, " "))
+	default:
+		b.WriteString("?")
+	}
+}
+
+// Merge folds o into acc. Both must come from the same plan (or plans with the same metric
+// signatures, as when reading saved states). o is unchanged.
+func (acc *Accumulator) Merge(o *Accumulator) error {
+	if acc.plan != o.plan {
+		if err := SameShape(acc, o); err != nil {
+			return err
+		}
+	}
+	acc.Records += o.Records
+	acc.Skipped += o.Skipped
+	for k, v := range o.Errors {
+		acc.Errors[k] += v
+	}
+	for i := range acc.States {
+		if err := acc.States[i].Merge(o.States[i]); err != nil {
+			return fmt.Errorf("metric %s: %w", acc.plan.Metrics[i].Name, err)
+		}
+	}
+	keys := make([]string, 0, len(o.Slices))
+	for k := range o.Slices {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		os := o.Slices[k]
+		s := acc.Slices[k]
+		if s == nil {
+			s = &Slice{States: newStates(acc.plan)}
+			acc.Slices[k] = s
+		}
+		s.Records += os.Records
+		for i := range s.States {
+			if err := s.States[i].Merge(os.States[i]); err != nil {
+				return fmt.Errorf("metric %s, slice %s: %w", acc.plan.Metrics[i].Name, k, err)
+			}
+		}
+	}
+	return nil
+}

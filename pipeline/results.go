@@ -1,0 +1,209 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"reflect"
+	"sort"
+	"time"
+
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// Results are the final values of a run, ready for sinks. Metrics keep the config order;
+// Slices are sorted by key.
+type Results struct {
+	Records int64
+	Skipped int64
+	Errors  map[string]int64
+	Metrics []MetricResult
+	Slices  []SliceResult
+	// Window is set for per-window results of a windowed Kafka run.
+	Window *WindowSpan
+}
+
+// WindowSpan is the [Start, End) interval of a time window.
+type WindowSpan struct{ Start, End time.Time }
+
+// MetricResult is one metric's value.
+type MetricResult struct {
+	Name      string
+	Type      string
+	Signature string
+	core.Result
+}
+
+// SliceResult is every metric's value over the records of one slice.
+type SliceResult struct {
+	Key     string
+	Records int64
+	Metrics []MetricResult
+}
+
+// Results computes the final values. It does not change the accumulator.
+func (a *Accumulator) Results() *Results {
+	r := &Results{Records: a.Records, Skipped: a.Skipped, Errors: map[string]int64{}}
+	for k, v := range a.Errors {
+		r.Errors[k] = v
+	}
+	r.Metrics = a.metricResults(a.States)
+	keys := make([]string, 0, len(a.Slices))
+	for k := range a.Slices {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s := a.Slices[k]
+		r.Slices = append(r.Slices, SliceResult{Key: k, Records: s.Records, Metrics: a.metricResults(s.States)})
+	}
+	return r
+}
+
+func (a *Accumulator) metricResults(states []core.State) []MetricResult {
+	out := make([]MetricResult, len(states))
+	for i, st := range states {
+		m := a.plan.Metrics[i]
+		out[i] = MetricResult{Name: m.Name, Type: m.Type, Signature: m.Signature(), Result: sanitize(st.Result())}
+	}
+	return out
+}
+
+// sanitize guarantees that no NaN or Inf reaches a sink: such a value becomes null with a
+// reason. Metrics are expected to do this themselves; this is the last line of defence.
+func sanitize(r core.Result) core.Result {
+	if r.Value != nil && !finite(r.Value) {
+		return core.Undefined("the value is not a finite number", r.Details)
+	}
+	return r
+}
+
+func finite(x any) bool {
+	v := reflect.ValueOf(x)
+	switch v.Kind() {
+	case reflect.Float32, reflect.Float64:
+		f := v.Float()
+		return !math.IsNaN(f) && !math.IsInf(f, 0)
+	case reflect.Slice, reflect.Array:
+		for i := 0; i < v.Len(); i++ {
+			if !finite(v.Index(i).Interface()) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// MarshalJSON renders the results JSON of the interface contract, with metrics in config
+// order (a JSON object whose key order is meaningful to readers, not to parsers).
+func (r *Results) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"records":`)
+	writeJSON(&b, r.Records)
+	b.WriteString(`,"skipped":`)
+	writeJSON(&b, r.Skipped)
+	b.WriteString(`,"errors":`)
+	writeJSON(&b, r.Errors)
+	if r.Window != nil {
+		b.WriteString(`,"window":`)
+		writeJSON(&b, map[string]string{"start": r.Window.Start.UTC().Format(time.RFC3339), "end": r.Window.End.UTC().Format(time.RFC3339)})
+	}
+	b.WriteString(`,"metrics":`)
+	if err := writeMetrics(&b, r.Metrics); err != nil {
+		return nil, err
+	}
+	if len(r.Slices) > 0 {
+		b.WriteString(`,"slices":{`)
+		for i, s := range r.Slices {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSON(&b, s.Key)
+			b.WriteString(`:{"records":`)
+			writeJSON(&b, s.Records)
+			b.WriteString(`,"metrics":`)
+			if err := writeMetrics(&b, s.Metrics); err != nil {
+				return nil, err
+			}
+			b.WriteByte('}')
+		}
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+func writeMetrics(b *bytes.Buffer, ms []MetricResult) error {
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeJSON(b, m.Name)
+		b.WriteString(`:{"type":`)
+		writeJSON(b, m.Type)
+		b.WriteString(`,"value":`)
+		if err := writeJSONErr(b, m.Value); err != nil {
+			return err
+		}
+		if m.Value == nil {
+			b.WriteString(`,"reason":`)
+			writeJSON(b, m.Reason)
+		}
+		if len(m.Details) > 0 {
+			b.WriteString(`,"details":`)
+			if err := writeJSONErr(b, m.Details); err != nil {
+				return err
+			}
+		}
+		b.WriteString(`,"signature":`)
+		writeJSON(b, m.Signature)
+		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+	return nil
+}
+
+func writeJSON(b *bytes.Buffer, v any) { _ = writeJSONErr(b, v) }
+
+func writeJSONErr(b *bytes.Buffer, v any) error {
+	enc, err := json.Marshal(cleanJSON(v))
+	if err != nil {
+		return err
+	}
+	b.Write(enc)
+	return nil
+}
+
+// cleanJSON replaces NaN and Inf (which encoding/json refuses) inside details by nil.
+func cleanJSON(v any) any {
+	switch t := v.(type) {
+	case float64:
+		if math.IsNaN(t) || math.IsInf(t, 0) {
+			return nil
+		}
+		return t
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = cleanJSON(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = cleanJSON(x)
+		}
+		return out
+	case []float64:
+		if finite(t) {
+			return t
+		}
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = cleanJSON(x)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,346 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"golang.org/x/sync/errgroup"
+)
+
+// Policy is what to do with bad records.
+type Policy struct {
+	// OnError is "fail", "skip" or "dead_letter".
+	OnError string
+	// MaxBad is the number of bad records tolerated (when !Unlimited and !IsFraction).
+	MaxBad int64
+	// MaxBadFraction is the tolerated share of bad records among all records, checked at
+	// the end of the run (when IsFraction).
+	MaxBadFraction float64
+	IsFraction     bool
+	Unlimited      bool
+}
+
+// DeadLetter is a rejected record with its original payload, position and reason.
+type DeadLetter struct {
+	Pos    Position
+	Reason string
+	Error  string
+	Raw    []byte
+	Record *Record // the decoded record when Raw is nil (Arrow/Parquet rows)
+	Fields []string
+}
+
+// ExampleRow holds the sentence-level scores of one record, for the examples sink. Scores[i]
+// belongs to the plan's metric i and is nil when that metric has no sentence score.
+type ExampleRow struct {
+	Seq    uint64
+	Pos    Position
+	ID     core.Value
+	Slice  string
+	Scores []*float64
+}
+
+// Output receives per-batch side outputs (dead letters, per-record scores) in input order:
+// Run calls it from a single goroutine with batches in the order the source produced them.
+type Output interface {
+	WriteBatch(ctx context.Context, dead []DeadLetter, rows []ExampleRow) error
+}
+
+// Progress counts work done; safe for concurrent use.
+type Progress struct {
+	Records atomic.Int64
+	Bad     atomic.Int64
+	Bytes   atomic.Int64
+}
+
+// BadRecordError reports the bad record that failed the run: the first one under
+// on_error: fail, or the one that went over max_bad (then it wraps ErrTooManyBad).
+type BadRecordError struct {
+	Pos       Position
+	Rejection *Rejection
+	MaxBad    int64
+	OverLimit bool
+}
+
+func (e *BadRecordError) Error() string {
+	if e.OverLimit {
+		return fmt.Sprintf("%v: more than max_bad=%d; the last at %s: %v", ErrTooManyBad, e.MaxBad, e.Pos, e.Rejection)
+	}
+	return fmt.Sprintf("bad record at %s: %v", e.Pos, e.Rejection)
+}
+
+// Unwrap returns ErrTooManyBad when the record went over max_bad.
+func (e *BadRecordError) Unwrap() error {
+	if e.OverLimit {
+		return ErrTooManyBad
+	}
+	return nil
+}
+
+// ErrTooManyBad is wrapped when the share of bad records exceeds max_bad.
+var ErrTooManyBad = errors.New("too many bad records")
+
+// Config configures Run.
+type Config struct {
+	Plan    *Plan
+	Workers int // 0 = one per CPU
+	Policy  Policy
+	// Output, when set, receives dead letters and per-record scores in input order.
+	Output Output
+	// ExampleID is the field whose value identifies a record in ExampleRows ("" = none).
+	ExampleID string
+	// WantExamples asks workers to compute per-record sentence scores.
+	WantExamples bool
+	Progress     *Progress
+}
+
+type job struct {
+	idx int
+	b   *Batch
+}
+
+type chunk struct {
+	idx  int
+	dead []DeadLetter
+	rows []ExampleRow
+}
+
+// Run reads src to the end with a fixed pool of workers, each folding batches into its own
+// accumulator, and returns their merge. It stops every goroutine it started before it
+// returns, on success, on the first error, or when ctx is cancelled (then it returns
+// ctx.Err()). It does not close src.
+func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	progress := cfg.Progress
+	if progress == nil {
+		progress = &Progress{}
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	jobs := make(chan job, workers)
+	var chunks chan chunk
+	if cfg.Output != nil {
+		chunks = make(chan chunk, 2*workers)
+	}
+
+	g.Go(func() error {
+		defer close(jobs)
+		for idx := 0; ; idx++ {
+			b, err := src.Next(gctx)
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			select {
+			case jobs <- job{idx, b}:
+			case <-gctx.Done():
+				if b.Release != nil {
+					b.Release()
+				}
+				return gctx.Err()
+			}
+		}
+	})
+
+	accs := make([]*Accumulator, workers)
+	var bad atomic.Int64
+	var wg errgroup.Group // workers, so chunks closes after all of them
+	for w := 0; w < workers; w++ {
+		acc := NewAccumulator(cfg.Plan)
+		accs[w] = acc
+		folder := NewFolder(cfg.Plan)
+		wg.Go(func() error {
+			for j := range jobs {
+				err := foldBatch(gctx, folder, acc, j, &cfg, &bad, progress, chunks)
+				if j.b.Release != nil {
+					j.b.Release()
+				}
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		err := wg.Wait()
+		if chunks != nil {
+			close(chunks)
+		}
+		if err != nil {
+			// Drain so the reader is not blocked on a full channel.
+			for j := range jobs {
+				if j.b.Release != nil {
+					j.b.Release()
+				}
+			}
+		}
+		return err
+	})
+	if chunks != nil {
+		g.Go(func() error { return writeInOrder(gctx, cfg.Output, chunks) })
+	}
+	if err := g.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	total := NewAccumulator(cfg.Plan)
+	for _, a := range accs {
+		if err := total.Merge(a); err != nil {
+			return nil, err
+		}
+	}
+	if p := cfg.Policy; p.IsFraction && total.Skipped > 0 {
+		share := float64(total.Skipped) / float64(total.Records+total.Skipped)
+		if share > p.MaxBadFraction {
+			return nil, fmt.Errorf("%w: %d of %d records (%.4g) are bad, max_bad is %g", ErrTooManyBad, total.Skipped, total.Records+total.Skipped, share, p.MaxBadFraction)
+		}
+	}
+	return total, nil
+}
+
+func foldBatch(ctx context.Context, f *Folder, acc *Accumulator, j job, cfg *Config, bad *atomic.Int64, progress *Progress, chunks chan chunk) error {
+	var out chunk
+	out.idx = j.idx
+	idField := -1
+	if cfg.ExampleID != "" {
+		idField = f.plan.FieldIndex(cfg.ExampleID)
+	}
+	var good int64
+	for i := range j.b.Records {
+		rec := &j.b.Records[i]
+		if rej := f.Check(rec); rej != nil {
+			n := bad.Add(1)
+			progress.Bad.Add(1)
+			p := cfg.Policy
+			if !p.Unlimited && !p.IsFraction && n > p.MaxBad {
+				return &BadRecordError{Pos: rec.Pos, Rejection: rej, MaxBad: p.MaxBad, OverLimit: p.OnError != "fail" || p.MaxBad > 0}
+			}
+			acc.Reject(rej.Reason)
+			if p.OnError == "dead_letter" && chunks != nil {
+				dl := DeadLetter{Pos: rec.Pos, Reason: rej.Reason, Error: rej.Error()}
+				if rec.Raw != nil {
+					dl.Raw = append([]byte(nil), rec.Raw...)
+				} else {
+					dl.Record = cloneRecord(rec)
+					dl.Fields = f.plan.Fields
+				}
+				out.dead = append(out.dead, dl)
+			}
+			continue
+		}
+		f.Add(acc, rec, 1)
+		good++
+		if cfg.WantExamples && chunks != nil {
+			out.rows = append(out.rows, f.scoreRow(rec, idField))
+		}
+	}
+	progress.Records.Add(good)
+	progress.Bytes.Add(j.b.Bytes)
+	if chunks != nil {
+		select {
+		case chunks <- out:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func (f *Folder) scoreRow(rec *Record, idField int) ExampleRow {
+	row := ExampleRow{Seq: rec.Seq, Pos: rec.Pos, Scores: make([]*float64, len(f.plan.Metrics))}
+	if idField >= 0 {
+		row.ID = cloneValue(rec.Values[idField])
+	}
+	if len(f.plan.sliceIdx) > 0 {
+		row.Slice = f.sliceKey(rec)
+	}
+	for i, m := range f.plan.Metrics {
+		if s, ok := m.Metric.(core.SentenceScorer); ok {
+			if v, ok := s.SentenceScore(f.example(i, rec)); ok {
+				row.Scores[i] = &v
+			}
+		}
+	}
+	return row
+}
+
+// writeInOrder passes chunks to out in batch order, holding early ones back.
+func writeInOrder(ctx context.Context, out Output, chunks <-chan chunk) error {
+	pending := map[int]chunk{}
+	next := 0
+	var failed error
+	for c := range chunks {
+		if failed != nil {
+			continue // keep draining so workers never block
+		}
+		pending[c.idx] = c
+		for {
+			p, ok := pending[next]
+			if !ok {
+				break
+			}
+			delete(pending, next)
+			next++
+			if len(p.dead) == 0 && len(p.rows) == 0 {
+				continue
+			}
+			if err := out.WriteBatch(ctx, p.dead, p.rows); err != nil {
+				failed = err
+				break
+			}
+		}
+	}
+	return failed
+}
+
+func cloneRecord(r *Record) *Record {
+	c := &Record{Seq: r.Seq, Pos: r.Pos, Values: make([]core.Value, len(r.Values))}
+	for i, v := range r.Values {
+		c.Values[i] = cloneValue(v)
+	}
+	return c
+}
+
+// cloneValue deep-copies a value so it outlives the batch that owns its buffers.
+func cloneValue(v core.Value) core.Value {
+	c := v
+	c.Str = stringsClone(v.Str)
+	if v.Strs != nil {
+		c.Strs = make([]string, len(v.Strs))
+		for i, s := range v.Strs {
+			c.Strs[i] = stringsClone(s)
+		}
+	}
+	if v.Lists != nil {
+		c.Lists = make([][]string, len(v.Lists))
+		for i, l := range v.Lists {
+			c.Lists[i] = make([]string, len(l))
+			for j, s := range l {
+				c.Lists[i][j] = stringsClone(s)
+			}
+		}
+	}
+	if v.Floats != nil {
+		c.Floats = append([]float64(nil), v.Floats...)
+	}
+	return c
+}
+
+func stringsClone(s string) string {
+	if s == "" {
+		return ""
+	}
+	return string([]byte(s))
+}

@@ -1,0 +1,212 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"os"
+	"reflect"
+	"sort"
+
+	"github.com/evalstream/evalstream/metrics"
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// stateMagic starts every saved state file; stateVersion is its format version.
+const (
+	stateMagic   = "EVALSTREAM-STATE\n"
+	stateVersion = 1
+)
+
+// ErrStateFormat is wrapped by every error about an unreadable state file.
+var ErrStateFormat = errors.New("invalid state file")
+
+type stateHeader struct {
+	Format  int           `json:"format"`
+	Metrics []stateMetric `json:"metrics"`
+	SliceBy []string      `json:"slice_by,omitempty"`
+}
+
+type stateMetric struct {
+	Name      string          `json:"name"`
+	Type      string          `json:"type"`
+	Options   json.RawMessage `json:"options"`
+	Signature string          `json:"signature"`
+}
+
+// EncodeState serializes an accumulator with a self-describing header (metric types,
+// options, signatures, slice fields, format version) and a CRC-32 trailer.
+func EncodeState(a *Accumulator) ([]byte, error) {
+	h := stateHeader{Format: stateVersion, SliceBy: a.plan.SliceBy}
+	for _, m := range a.plan.Metrics {
+		opts, err := m.CanonicalOptions()
+		if err != nil {
+			return nil, err
+		}
+		h.Metrics = append(h.Metrics, stateMetric{Name: m.Name, Type: m.Type, Options: opts, Signature: m.Signature()})
+	}
+	hb, err := json.Marshal(h)
+	if err != nil {
+		return nil, err
+	}
+	var e core.Encoder
+	e.B = append(e.B, stateMagic...)
+	e.Byte(stateVersion)
+	e.String(string(hb))
+	e.Varint(a.Records)
+	e.Varint(a.Skipped)
+	reasons := make([]string, 0, len(a.Errors))
+	for k := range a.Errors {
+		reasons = append(reasons, k)
+	}
+	sort.Strings(reasons)
+	e.Uvarint(uint64(len(reasons)))
+	for _, k := range reasons {
+		e.String(k)
+		e.Varint(a.Errors[k])
+	}
+	writeStates := func(states []core.State) error {
+		for i, s := range states {
+			b, err := s.MarshalBinary()
+			if err != nil {
+				return fmt.Errorf("metric %s: %w", a.plan.Metrics[i].Name, err)
+			}
+			e.String(string(b))
+		}
+		return nil
+	}
+	if err := writeStates(a.States); err != nil {
+		return nil, err
+	}
+	keys := make([]string, 0, len(a.Slices))
+	for k := range a.Slices {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	e.Uvarint(uint64(len(keys)))
+	for _, k := range keys {
+		e.String(k)
+		e.Varint(a.Slices[k].Records)
+		if err := writeStates(a.Slices[k].States); err != nil {
+			return nil, err
+		}
+	}
+	sum := crc32.ChecksumIEEE(e.B)
+	e.B = append(e.B, byte(sum), byte(sum>>8), byte(sum>>16), byte(sum>>24))
+	return e.B, nil
+}
+
+// DecodeState reads a state written by EncodeState, rebuilding its metrics from the header.
+// It fails with an error wrapping ErrStateFormat on any corruption, on another format
+// version, or when this build computes a metric differently (its signature changed).
+func DecodeState(b []byte) (*Accumulator, error) {
+	if !bytes.HasPrefix(b, []byte(stateMagic)) {
+		return nil, fmt.Errorf("%w: not an evalstream state file", ErrStateFormat)
+	}
+	if len(b) < len(stateMagic)+5 {
+		return nil, fmt.Errorf("%w: truncated", ErrStateFormat)
+	}
+	body, trailer := b[:len(b)-4], b[len(b)-4:]
+	if sum := crc32.ChecksumIEEE(body); trailer[0] != byte(sum) || trailer[1] != byte(sum>>8) || trailer[2] != byte(sum>>16) || trailer[3] != byte(sum>>24) {
+		return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrStateFormat)
+	}
+	d := core.NewDecoder(body[len(stateMagic):])
+	if v := d.Byte(); v != stateVersion {
+		return nil, fmt.Errorf("%w: format version %d, this build reads version %d", ErrStateFormat, v, stateVersion)
+	}
+	var h stateHeader
+	if err := json.Unmarshal([]byte(d.String()), &h); err != nil || d.Err() != nil {
+		return nil, fmt.Errorf("%w: bad header: %v", ErrStateFormat, errors.Join(err, d.Err()))
+	}
+	var ms []*metrics.Metric
+	for _, sm := range h.Metrics {
+		entry := map[string]any{}
+		if len(sm.Options) > 0 {
+			if err := json.Unmarshal(sm.Options, &entry); err != nil {
+				return nil, fmt.Errorf("%w: metric %s options: %v", ErrStateFormat, sm.Name, err)
+			}
+		}
+		entry["type"] = sm.Type
+		entry["name"] = sm.Name
+		m, err := metrics.New(entry)
+		if err != nil {
+			return nil, fmt.Errorf("%w: metric %s: %v", ErrStateFormat, sm.Name, err)
+		}
+		if m.Signature() != sm.Signature {
+			return nil, fmt.Errorf("%w: metric %s was saved as %q but this build computes %q; re-run with the same version", ErrStateFormat, sm.Name, sm.Signature, m.Signature())
+		}
+		ms = append(ms, m)
+	}
+	a := NewAccumulator(NewPlan(ms, h.SliceBy))
+	a.Records = d.Varint()
+	a.Skipped = d.Varint()
+	n := d.Len(2)
+	for i := 0; i < n; i++ {
+		k := d.String()
+		a.Errors[k] = d.Varint()
+	}
+	readStates := func(states []core.State) error {
+		for i := range states {
+			raw := d.String()
+			if err := d.Err(); err != nil {
+				return err
+			}
+			s, err := ms[i].DecodeState([]byte(raw))
+			if err != nil {
+				return fmt.Errorf("metric %s: %w", ms[i].Name, err)
+			}
+			states[i] = s
+		}
+		return nil
+	}
+	if err := readStates(a.States); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStateFormat, err)
+	}
+	ns := d.Len(2)
+	for i := 0; i < ns; i++ {
+		k := d.String()
+		s := &Slice{Records: d.Varint(), States: newStates(a.plan)}
+		if err := readStates(s.States); err != nil {
+			return nil, fmt.Errorf("%w: slice %s: %v", ErrStateFormat, k, err)
+		}
+		a.Slices[k] = s
+	}
+	if err := d.Finish(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrStateFormat, err)
+	}
+	return a, nil
+}
+
+// ReadStateFile reads and decodes a state file.
+func ReadStateFile(path string) (*Accumulator, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	a, err := DecodeState(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return a, nil
+}
+
+// SameShape reports whether two accumulators hold the same metrics (names, types,
+// signatures, order) and slice fields, so that they can be merged.
+func SameShape(a, b *Accumulator) error {
+	pa, pb := a.plan, b.plan
+	if !reflect.DeepEqual(pa.SliceBy, pb.SliceBy) && !(len(pa.SliceBy) == 0 && len(pb.SliceBy) == 0) {
+		return fmt.Errorf("%w: slice_by %v vs %v", core.ErrIncompatible, pa.SliceBy, pb.SliceBy)
+	}
+	if len(pa.Metrics) != len(pb.Metrics) {
+		return fmt.Errorf("%w: %d metrics vs %d", core.ErrIncompatible, len(pa.Metrics), len(pb.Metrics))
+	}
+	for i := range pa.Metrics {
+		ma, mb := pa.Metrics[i], pb.Metrics[i]
+		if ma.Name != mb.Name || ma.Type != mb.Type || ma.Signature() != mb.Signature() {
+			return fmt.Errorf("%w: metric %d is %s (%s) in one state and %s (%s) in the other", core.ErrIncompatible, i, ma.Name, ma.Signature(), mb.Name, mb.Signature())
+		}
+	}
+	return nil
+}

@@ -1,0 +1,159 @@
+package sinks
+
+import (
+	"bufio"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/pipeline"
+)
+
+// RecordFiles writes the per-record side outputs of a run: dead letters (rejected records
+// with payload, position and reason) and per-record sentence scores, each to a JSONL file.
+// Files appear only when Commit is called after a successful run. It implements
+// pipeline.Output and is used by one goroutine.
+type RecordFiles struct {
+	dead, rows   *AtomicFile
+	deadW, rowsW *bufio.Writer
+	metrics      []string
+	fields       []string
+}
+
+// NewRecordFiles opens the outputs; an empty path disables that output. metricNames names
+// the scores of ExampleRows in plan order.
+func NewRecordFiles(deadPath, examplesPath string, metricNames []string) (*RecordFiles, error) {
+	rf := &RecordFiles{metrics: metricNames}
+	var err error
+	if deadPath != "" {
+		if rf.dead, err = CreateAtomic(deadPath); err != nil {
+			return nil, err
+		}
+		rf.deadW = bufio.NewWriterSize(rf.dead, 1<<16)
+	}
+	if examplesPath != "" {
+		if rf.rows, err = CreateAtomic(examplesPath); err != nil {
+			rf.Abort()
+			return nil, err
+		}
+		rf.rowsW = bufio.NewWriterSize(rf.rows, 1<<16)
+	}
+	return rf, nil
+}
+
+// WriteBatch writes one batch's dead letters and scores.
+func (rf *RecordFiles) WriteBatch(_ context.Context, dead []pipeline.DeadLetter, rows []pipeline.ExampleRow) error {
+	if rf.deadW != nil {
+		for _, d := range dead {
+			line := map[string]any{"position": d.Pos.String(), "reason": d.Reason, "error": d.Error}
+			if d.Pos.Topic != "" {
+				line["topic"], line["partition"], line["offset"] = d.Pos.Topic, d.Pos.Partition, d.Pos.Offset
+			} else {
+				line["file"], line["row"] = d.Pos.File, d.Pos.Row+1
+			}
+			switch {
+			case d.Raw != nil && utf8.Valid(d.Raw):
+				line["payload"] = string(d.Raw)
+			case d.Raw != nil:
+				line["payload_base64"] = base64.StdEncoding.EncodeToString(d.Raw)
+			case d.Record != nil:
+				rec := map[string]any{}
+				for i, f := range d.Fields {
+					if i < len(d.Record.Values) && d.Record.Values[i].Kind != core.Missing {
+						rec[f] = ValueJSON(d.Record.Values[i])
+					}
+				}
+				line["record"] = rec
+			}
+			if err := writeLine(rf.deadW, line); err != nil {
+				return fmt.Errorf("dead letters: %w", err)
+			}
+		}
+	}
+	if rf.rowsW != nil {
+		for _, r := range rows {
+			scores := map[string]any{}
+			for i, s := range r.Scores {
+				if s != nil {
+					scores[rf.metrics[i]] = *s
+				}
+			}
+			line := map[string]any{"seq": r.Seq, "position": r.Pos.String(), "scores": scores}
+			if r.ID.Present() {
+				line["id"] = ValueJSON(r.ID)
+			}
+			if r.Slice != "" {
+				line["slice"] = r.Slice
+			}
+			if err := writeLine(rf.rowsW, line); err != nil {
+				return fmt.Errorf("examples: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+func writeLine(w *bufio.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// Commit flushes and moves the files into place.
+func (rf *RecordFiles) Commit() error {
+	for _, p := range []struct {
+		f *AtomicFile
+		w *bufio.Writer
+	}{{rf.dead, rf.deadW}, {rf.rows, rf.rowsW}} {
+		if p.f == nil {
+			continue
+		}
+		if err := p.w.Flush(); err != nil {
+			rf.Abort()
+			return err
+		}
+		if err := p.f.Commit(); err != nil {
+			rf.Abort()
+			return err
+		}
+	}
+	return nil
+}
+
+// Abort removes the temporary files.
+func (rf *RecordFiles) Abort() {
+	if rf.dead != nil {
+		rf.dead.Abort()
+	}
+	if rf.rows != nil {
+		rf.rows.Abort()
+	}
+}
+
+// ValueJSON converts a record value to a JSON-encodable Go value.
+func ValueJSON(v core.Value) any {
+	switch v.Kind {
+	case core.String:
+		return v.Str
+	case core.StringList:
+		return v.Strs
+	case core.StringLists:
+		return v.Lists
+	case core.Int:
+		return v.Int
+	case core.Bool:
+		return v.Int != 0
+	case core.Float:
+		return v.Float
+	case core.FloatList:
+		return v.Floats
+	}
+	return nil
+}

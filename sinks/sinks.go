@@ -1,0 +1,230 @@
+package sinks
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/evalstream/evalstream/pipeline"
+)
+
+// JSON writes the results JSON of the interface contract to a file, atomically.
+type JSON struct{ Path string }
+
+// Write replaces the file with r.
+func (s *JSON) Write(_ context.Context, r *pipeline.Results) error {
+	b, err := IndentedJSON(r)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(s.Path, b)
+}
+
+// Close does nothing.
+func (s *JSON) Close() error { return nil }
+
+// IndentedJSON renders results as indented JSON with a final newline.
+func IndentedJSON(r *pipeline.Results) ([]byte, error) {
+	raw, err := r.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// JSONL appends one line per run: a timestamp, the config signature and the results —
+// a history for nightly jobs. The line is written with a single append.
+type JSONL struct {
+	Path      string
+	Signature string // identifies the config (hash of the metric signatures and source)
+	Now       func() time.Time
+}
+
+// Write appends a history line.
+func (s *JSONL) Write(_ context.Context, r *pipeline.Results) error {
+	raw, err := r.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	ts, _ := json.Marshal(now().UTC().Format(time.RFC3339Nano))
+	sig, _ := json.Marshal(s.Signature)
+	line := fmt.Sprintf(`{"time":%s,"config_signature":%s,"results":%s}`+"\n", ts, sig, raw)
+	if err := os.MkdirAll(filepath.Dir(s.Path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(s.Path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", s.Path, err)
+	}
+	if _, err := f.WriteString(line); err != nil {
+		f.Close()
+		return fmt.Errorf("append to %s: %w", s.Path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("append to %s: %w", s.Path, err)
+	}
+	return f.Close()
+}
+
+// Close does nothing.
+func (s *JSONL) Close() error { return nil }
+
+// CSV writes one row per metric and slice: slice, metric, type, value, records, reason,
+// signature. Per-class arrays and matrices are JSON in the value cell.
+type CSV struct{ Path string }
+
+// Write replaces the file with r.
+func (s *CSV) Write(_ context.Context, r *pipeline.Results) error {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	_ = w.Write([]string{"slice", "metric", "type", "value", "records", "reason", "signature"})
+	row := func(slice string, records int64, m pipeline.MetricResult) {
+		_ = w.Write([]string{slice, m.Name, m.Type, FormatValue(m.Value, -1), strconv.FormatInt(records, 10), m.Reason, m.Signature})
+	}
+	for _, m := range r.Metrics {
+		row("", r.Records, m)
+	}
+	for _, sl := range r.Slices {
+		for _, m := range sl.Metrics {
+			row(sl.Key, sl.Records, m)
+		}
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		return err
+	}
+	return WriteFileAtomic(s.Path, buf.Bytes())
+}
+
+// Close does nothing.
+func (s *CSV) Close() error { return nil }
+
+// FormatValue prints a metric value: a number with the given significant digits (-1 =
+// shortest exact), null, or a JSON-like array.
+func FormatValue(v any, digits int) string {
+	if v == nil {
+		return "null"
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Float32, reflect.Float64:
+		return strconv.FormatFloat(rv.Float(), 'g', digits, 64)
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return strconv.FormatInt(rv.Int(), 10)
+	case reflect.Slice, reflect.Array:
+		parts := make([]string, rv.Len())
+		for i := range parts {
+			parts[i] = FormatValue(rv.Index(i).Interface(), digits)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v)
+}
+
+// Table prints an aligned, human-readable table: metric, value, records and signature,
+// then every slice; matrices get one row per true class.
+type Table struct {
+	W io.Writer
+	// Digits is the number of significant digits printed (default 6).
+	Digits int
+}
+
+// Write prints r.
+func (s *Table) Write(_ context.Context, r *pipeline.Results) error {
+	digits := s.Digits
+	if digits == 0 {
+		digits = 6
+	}
+	var rows [][4]string
+	add := func(prefix string, records int64, ms []pipeline.MetricResult) {
+		for _, m := range ms {
+			name := prefix + m.Name
+			val := FormatValue(m.Value, digits)
+			if m.Value == nil {
+				val = "null (" + m.Reason + ")"
+			}
+			rec := strconv.FormatInt(records, 10)
+			if mat, ok := m.Value.([][]float64); ok {
+				for i, row := range mat {
+					label := ""
+					if i == 0 {
+						label = name
+					}
+					rows = append(rows, [4]string{label, fmt.Sprintf("true %d: %s", i, FormatValue(row, digits)), rec, m.Signature})
+					rec, m.Signature = "", ""
+				}
+				continue
+			}
+			rows = append(rows, [4]string{name, val, rec, m.Signature})
+		}
+	}
+	add("", r.Records, r.Metrics)
+	for _, sl := range r.Slices {
+		add("["+sl.Key+"] ", sl.Records, sl.Metrics)
+	}
+	header := [4]string{"metric", "value", "records", "signature"}
+	width := [4]int{}
+	for _, row := range append([][4]string{header}, rows...) {
+		for i, c := range row {
+			if n := len([]rune(c)); n > width[i] {
+				width[i] = n
+			}
+		}
+	}
+	var b strings.Builder
+	if r.Window != nil {
+		fmt.Fprintf(&b, "window %s .. %s\n", r.Window.Start.UTC().Format(time.RFC3339), r.Window.End.UTC().Format(time.RFC3339))
+	}
+	line := func(row [4]string) {
+		for i, c := range row {
+			if i == 3 {
+				b.WriteString(c)
+				break
+			}
+			b.WriteString(c)
+			b.WriteString(strings.Repeat(" ", width[i]-len([]rune(c))+2))
+		}
+		b.WriteString("\n")
+	}
+	line(header)
+	line([4]string{strings.Repeat("-", width[0]), strings.Repeat("-", width[1]), strings.Repeat("-", width[2]), strings.Repeat("-", width[3])})
+	for _, row := range rows {
+		line(row)
+	}
+	fmt.Fprintf(&b, "records: %d scored, %d skipped\n", r.Records, r.Skipped)
+	if len(r.Errors) > 0 {
+		keys := make([]string, 0, len(r.Errors))
+		for k := range r.Errors {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "  bad records: %-28s %d\n", k, r.Errors[k])
+		}
+	}
+	_, err := io.WriteString(s.W, b.String())
+	return err
+}
+
+// Close does nothing.
+func (s *Table) Close() error { return nil }
