@@ -1,0 +1,175 @@
+package rouge
+
+import (
+	"unicode/utf8"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/tokenize"
+)
+
+// The roles every ROUGE metric reads.
+var (
+	predictionRole = core.Role{Name: "prediction", Field: "prediction", Required: true,
+		Accepts: []core.Kind{core.String, core.StringList}}
+	referencesRole = core.Role{Name: "references", Field: "references", Required: true,
+		Accepts: []core.Kind{core.StringList, core.String, core.StringLists}}
+)
+
+// textOpts is how a metric turns a text value into tokens. It is immutable.
+type textOpts struct {
+	name  string        // tokenizer name
+	fn    tokenize.Func // nil for "rouge", which goes through tokenize.Rouge
+	stem  bool          // Porter stemming inside the rouge tokenizer
+	lower bool          // Python str.lower() before tokenizing (and on pre-tokenized tokens)
+}
+
+// readTextOpts reads `tokenize`, `stem` and (when withLower) `lowercase`.
+func readTextOpts(o *core.Options, defTok string, withLower bool) textOpts {
+	t := textOpts{name: o.String("tokenize", defTok, tokenize.Names()...)}
+	if t.name == "rouge" {
+		t.stem = o.Bool("stem", false)
+	} else {
+		o.Forbid("stem", "with tokenize: "+t.name+" (stemming is part of the rouge tokenizer)")
+		fn, err := tokenize.New(t.name)
+		if err != nil {
+			o.Problem("tokenize", "%v", err)
+		}
+		t.fn = fn
+	}
+	if withLower {
+		t.lower = o.Bool("lowercase", false)
+	}
+	return t
+}
+
+// signature renders the text options for Metric.Signature.
+func (t textOpts) signature() string {
+	s := "|tok:" + t.name
+	if t.name == "rouge" {
+		s += "|stem:" + yesNo(t.stem)
+	}
+	return s + "|lc:" + yesNo(t.lower)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// text tokenizes one string.
+func (t textOpts) text(s string) []string {
+	if t.lower {
+		s = tokenize.PyLower(s)
+	}
+	if t.fn == nil {
+		return tokenize.Rouge(s, t.stem)
+	}
+	return t.fn(s)
+}
+
+// tokens returns pre-tokenized input as is, lowercased when asked. It never re-tokenizes.
+func (t textOpts) tokens(toks []string) []string {
+	if !t.lower {
+		return toks
+	}
+	out := make([]string, len(toks))
+	for i, s := range toks {
+		out[i] = tokenize.PyLower(s)
+	}
+	return out
+}
+
+// checkPrediction validates a text prediction: a string or a list of tokens.
+func checkPrediction(v core.Value, role string) error {
+	switch v.Kind {
+	case core.Missing, core.Null:
+		return core.Reject("missing field", role, "a prediction is required")
+	case core.String:
+		if !utf8.ValidString(v.Str) {
+			return core.Reject("invalid utf-8", role, "the prediction is not valid UTF-8")
+		}
+	case core.StringList:
+		if !validAll(v.Strs) {
+			return core.Reject("invalid utf-8", role, "a prediction token is not valid UTF-8")
+		}
+	default:
+		return core.Reject("wrong type", role, "want a string or a list of token strings, got %s", v.Kind)
+	}
+	return nil
+}
+
+// checkReferences validates text references: a string (one reference), a list of reference
+// strings or a list of token lists, with at least one reference.
+func checkReferences(v core.Value, role string) error {
+	switch v.Kind {
+	case core.Missing, core.Null:
+		return core.Reject("missing field", role, "references are required")
+	case core.String:
+		if !utf8.ValidString(v.Str) {
+			return core.Reject("invalid utf-8", role, "the reference is not valid UTF-8")
+		}
+	case core.StringList:
+		if len(v.Strs) == 0 {
+			return core.Reject("empty references", role, "at least one reference is required")
+		}
+		if !validAll(v.Strs) {
+			return core.Reject("invalid utf-8", role, "a reference is not valid UTF-8")
+		}
+	case core.StringLists:
+		if len(v.Lists) == 0 {
+			return core.Reject("empty references", role, "at least one reference is required")
+		}
+		for _, l := range v.Lists {
+			if !validAll(l) {
+				return core.Reject("invalid utf-8", role, "a reference token is not valid UTF-8")
+			}
+		}
+	default:
+		return core.Reject("wrong type", role, "want a string, a list of strings or a list of token lists, got %s", v.Kind)
+	}
+	return nil
+}
+
+func validAll(ss []string) bool {
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// numRefs is the number of references in a value that passed checkReferences.
+func numRefs(v core.Value) int {
+	switch v.Kind {
+	case core.String:
+		return 1
+	case core.StringList:
+		return len(v.Strs)
+	case core.StringLists:
+		return len(v.Lists)
+	}
+	return 0
+}
+
+// predTokens tokenizes a prediction that passed checkPrediction.
+func (t textOpts) predTokens(v core.Value) []string {
+	if v.Kind == core.StringList {
+		return t.tokens(v.Strs)
+	}
+	return t.text(v.Str)
+}
+
+// refTokens tokenizes reference i of a value that passed checkReferences.
+func (t textOpts) refTokens(v core.Value, i int) []string {
+	switch v.Kind {
+	case core.String:
+		return t.text(v.Str)
+	case core.StringList:
+		return t.text(v.Strs[i])
+	default:
+		return t.tokens(v.Lists[i])
+	}
+}

@@ -1,0 +1,155 @@
+package rouge
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// RougeLsum is the `rouge_lsum` metric: rouge-score's summary-level LCS (`rougeLsum`) over
+// newline-separated sentences, averaged per example; with several references the one with
+// the best F wins (`score_multi`). It is immutable and safe for concurrent use.
+type RougeLsum struct {
+	text textOpts
+	sig  string
+	pool sync.Pool // *scratch for SentenceScore
+}
+
+// NewRougeLsum builds a `rouge_lsum` metric from its options (see Docs). Preset:
+// `rouge-score`.
+func NewRougeLsum(o *core.Options) (core.Metric, error) {
+	o.String("compat", "rouge-score", "rouge-score")
+	m := &RougeLsum{text: readTextOpts(o, "rouge", false)}
+	o.String("split", "newline", "newline")
+	m.sig = "rouge_lsum|compat:rouge-score" + m.text.signature() + "|split:newline|multiref:best_f|version:" + implVersion
+	return m, nil
+}
+
+// Roles implements core.Metric.
+func (m *RougeLsum) Roles() []core.Role { return []core.Role{predictionRole, referencesRole} }
+
+// Signature implements core.Metric.
+func (m *RougeLsum) Signature() string { return m.sig }
+
+// Check implements core.Metric.
+func (m *RougeLsum) Check(ex *core.Example) error {
+	if err := checkPrediction(ex.Values[0], "prediction"); err != nil {
+		return err
+	}
+	return checkReferences(ex.Values[1], "references")
+}
+
+// NewState implements core.Metric.
+func (m *RougeLsum) NewState() core.State { return newMeanState(m) }
+
+// DecodeState implements core.Metric.
+func (m *RougeLsum) DecodeState(b []byte) (core.State, error) { return decodeMeanState(m, b) }
+
+// SentenceScore implements core.SentenceScorer: the example's F.
+func (m *RougeLsum) SentenceScore(ex *core.Example) (float64, bool) {
+	sc, _ := m.pool.Get().(*scratch)
+	if sc == nil {
+		sc = new(scratch)
+	}
+	defer func() { sc.done(); m.pool.Put(sc) }()
+	s, _ := m.example(ex, sc)
+	return s.f, true
+}
+
+// pushSentences loads a text as sentences: a string is split on "\n" (empty pieces dropped,
+// as rouge-score's get_sents) and each piece tokenized; pre-tokenized input is one sentence.
+// It returns the number of sentences pushed.
+func (m *RougeLsum) pushSentences(sc *scratch, s string) int {
+	n := 0
+	for s != "" {
+		line := s
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, s = s[:i], s[i+1:]
+		} else {
+			s = ""
+		}
+		if line != "" {
+			sc.push(m.text.text(line))
+			n++
+		}
+	}
+	return n
+}
+
+// example scores one checked example.
+func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
+	sc.reset()
+	pred, refs := ex.Values[0], ex.Values[1]
+	var np int
+	if pred.Kind == core.StringList {
+		sc.push(m.text.tokens(pred.Strs))
+		np = 1
+	} else {
+		np = m.pushSentences(sc, pred.Str)
+	}
+	// Sentence ranges of each reference: [bounds[j], bounds[j+1]).
+	bounds := append(sc.bounds[:0], np)
+	for j, k := 0, numRefs(refs); j < k; j++ {
+		switch refs.Kind {
+		case core.String:
+			m.pushSentences(sc, refs.Str)
+		case core.StringList:
+			m.pushSentences(sc, refs.Strs[j])
+		default:
+			sc.push(m.text.tokens(refs.Lists[j]))
+		}
+		bounds = append(bounds, len(sc.ends))
+	}
+	sc.bounds = bounds
+	k := sc.in.n()
+	// Token pools: the prediction's counts (kept), then working copies per reference.
+	poolP := zeroed(sc.cnt, k)
+	predTokens := int64(0)
+	for i := 0; i < np; i++ {
+		for _, t := range sc.at(i) {
+			poolP[t]++
+		}
+		predTokens += int64(len(sc.at(i)))
+	}
+	sc.cnt = poolP
+	sc.rcnt = zeroed(sc.rcnt, 2*k)
+	poolC, poolR := sc.rcnt[:k], sc.rcnt[k:]
+	for j := 0; j+1 < len(bounds); j++ {
+		copy(poolC, poolP)
+		clear(poolR)
+		refTokens := int64(0)
+		for i := bounds[j]; i < bounds[j+1]; i++ {
+			for _, t := range sc.at(i) {
+				poolR[t]++
+			}
+			refTokens += int64(len(sc.at(i)))
+		}
+		hits := int64(0)
+		if np > 0 && predTokens > 0 && refTokens > 0 {
+			for i := bounds[j]; i < bounds[j+1]; i++ {
+				r := sc.at(i)
+				// Union of the LCS index sets of r against every prediction sentence, in
+				// ascending order.
+				sc.mark = zeroed(sc.mark, len(r))
+				for p := 0; p < np; p++ {
+					c := sc.at(p)
+					sc.tab.fill(r, c)
+					sc.idx = sc.tab.backtrack(sc.idx[:0], r, c)
+					for _, x := range sc.idx {
+						sc.mark[x] = true
+					}
+				}
+				for x, on := range sc.mark {
+					if t := r[x]; on && poolC[t] > 0 && poolR[t] > 0 {
+						hits++
+						poolC[t]--
+						poolR[t]--
+					}
+				}
+			}
+		}
+		sc.triples = append(sc.triples, triple{match: hits, cand: predTokens, ref: refTokens})
+	}
+	return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
+}
