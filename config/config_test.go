@@ -135,3 +135,15 @@ sinks: [{type: prometheus}]
 	require.NotContains(t, err.Error(), "prometheus")
 	require.Equal(t, DefaultPromAddr, c.Sinks[0].Addr)
 }
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte("metrics: [{type: bleu, ngram: [1, {a: b}]}]\nsinks: &a [*a]"))
+	f.Add([]byte("source: !!binary xyz"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := Parse(b, []string{"pipeline.workers=2"})
+		if err == nil {
+			_ = c.Validate()
+		}
+	})
+}

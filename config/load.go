@@ -28,8 +28,14 @@ func Load(path string, sets []string) (*Config, error) {
 	return c, nil
 }
 
-// Parse decodes config bytes; see Load.
-func Parse(b []byte, sets []string) (*Config, error) {
+// Parse decodes config bytes; see Load. The YAML decoder is third-party code: a panic inside
+// it on malformed input is turned into an error at this boundary.
+func Parse(b []byte, sets []string) (c *Config, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c, err = nil, fmt.Errorf("invalid YAML: %v", r)
+		}
+	}()
 	var tree any
 	if err := yaml.Unmarshal(b, &tree); err != nil {
 		return nil, fmt.Errorf("invalid YAML: %w", err)
@@ -58,19 +64,19 @@ func Parse(b []byte, sets []string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c Config
+	var cfg Config
 	dec := yaml.NewDecoder(bytes.NewReader(norm))
 	dec.KnownFields(true)
-	if err := dec.Decode(&c); err != nil {
+	if err := dec.Decode(&cfg); err != nil {
 		return nil, explainUnknown(err)
 	}
-	for i, m := range c.Metrics {
+	for i, m := range cfg.Metrics {
 		if m == nil {
-			c.Metrics[i] = map[string]any{}
+			cfg.Metrics[i] = map[string]any{}
 		}
 	}
-	c.ApplyDefaults()
-	return &c, nil
+	cfg.ApplyDefaults()
+	return &cfg, nil
 }
 
 var pathPart = regexp.MustCompile(`^([^\[\]]*)((?:\[\d+\])*)$`)

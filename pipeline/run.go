@@ -7,6 +7,7 @@ import (
 	"io"
 	"runtime"
 	"sync/atomic"
+	"time"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"golang.org/x/sync/errgroup"
@@ -56,6 +57,8 @@ type Progress struct {
 	Records atomic.Int64
 	Bad     atomic.Int64
 	Bytes   atomic.Int64
+	// MergeNanos is the time spent merging worker accumulators at the end of a run.
+	MergeNanos atomic.Int64
 }
 
 // BadRecordError reports the bad record that failed the run: the first one under
@@ -195,12 +198,14 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 		}
 		return nil, err
 	}
+	mergeStart := time.Now()
 	total := NewAccumulator(cfg.Plan)
 	for _, a := range accs {
 		if err := total.Merge(a); err != nil {
 			return nil, err
 		}
 	}
+	progress.MergeNanos.Add(int64(time.Since(mergeStart)))
 	if p := cfg.Policy; p.IsFraction && total.Skipped > 0 {
 		share := float64(total.Skipped) / float64(total.Records+total.Skipped)
 		if share > p.MaxBadFraction {
