@@ -1,0 +1,417 @@
+package bleu
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/tokenize"
+)
+
+// CHRF is a configured chrf metric (sacreBLEU's CHRF, §5). It is immutable and safe for
+// concurrent use.
+type CHRF struct {
+	charOrder, wordOrder int
+	beta                 int64
+	lower, whitespace    bool
+	eps                  bool
+	scale100             bool
+	sig                  string
+	scratch              sync.Pool // *chrfWork, for SentenceScore
+}
+
+var (
+	_ core.Metric         = (*CHRF)(nil)
+	_ core.SentenceScorer = (*CHRF)(nil)
+)
+
+// NewCHRF builds a chrf metric from its options (see Docs). It records problems in o; the
+// caller reports them with o.Err().
+func NewCHRF(o *core.Options) (core.Metric, error) {
+	m := &CHRF{}
+	o.String("compat", "sacrebleu", "sacrebleu")
+	m.charOrder = int(o.Int("char_order", 6, 0, maxOrder))
+	m.wordOrder = int(o.Int("word_order", 0, 0, maxOrder))
+	if m.charOrder+m.wordOrder == 0 {
+		o.Problem("char_order", "char_order + word_order must be at least 1")
+		m.charOrder = 6
+	}
+	m.beta = o.Int("beta", 2, 0, 1000)
+	m.lower = o.Bool("lowercase", false)
+	m.whitespace = o.Bool("whitespace", false)
+	m.eps = o.Bool("eps_smoothing", false)
+	m.scale100 = o.String("scale", "1", "1", "100") == "100"
+	m.sig = m.signature("")
+	return m, nil
+}
+
+func (m *CHRF) signature(nrefs string) string {
+	var kv []string
+	if nrefs != "" {
+		kv = append(kv, "nrefs:"+nrefs)
+	}
+	caseStr := "mixed"
+	if m.lower {
+		caseStr = "lc"
+	}
+	scale := "1"
+	if m.scale100 {
+		scale = "100"
+	}
+	kv = append(kv, "case:"+caseStr, "eff:"+yesNo(!m.eps), fmt.Sprintf("nc:%d", m.charOrder),
+		fmt.Sprintf("nw:%d", m.wordOrder), "space:"+yesNo(m.whitespace), fmt.Sprintf("beta:%d", m.beta),
+		"compat:sacrebleu", "scale:"+scale, "version:"+implVersion)
+	return strings.Join(kv, "|")
+}
+
+// Signature implements core.Metric.
+func (m *CHRF) Signature() string { return m.sig }
+
+// Roles implements core.Metric: prediction, then references.
+func (m *CHRF) Roles() []core.Role { return append([]core.Role(nil), textRoles...) }
+
+// Check implements core.Metric.
+func (m *CHRF) Check(ex *core.Example) error { return checkText(ex) }
+
+// NewState implements core.Metric.
+func (m *CHRF) NewState() core.State { return m.newState() }
+
+func (m *CHRF) order() int { return m.charOrder + m.wordOrder }
+
+// wordBit marks word token ids so that they never equal a character (rune) id.
+const wordBit = 1 << 31
+
+// chrfWork is scratch space for one record.
+type chrfWork struct {
+	c      counter
+	chars  []uint32
+	words  []string
+	wids   []uint32
+	hypTot []int64 // per order
+	match  []int64
+	cur    []int64 // stats of the current reference (3 per order)
+	best   []int64
+}
+
+// prepare lowercases (optionally) a prediction or reference; token lists are joined by spaces.
+func (m *CHRF) prepare(v core.Value, j int) string {
+	var s string
+	switch v.Kind {
+	case core.String:
+		s = v.Str
+	case core.StringList:
+		if j < 0 { // a tokenized prediction
+			s = strings.Join(v.Strs, " ")
+		} else {
+			s = v.Strs[j]
+		}
+	case core.StringLists:
+		s = strings.Join(v.Lists[j], " ")
+	}
+	if m.lower {
+		s = tokenize.PyLower(s)
+	}
+	return s
+}
+
+// charIDs appends the characters of s as ids, without Python whitespace unless whitespace.
+func (m *CHRF) charIDs(dst []uint32, s string) []uint32 {
+	for _, r := range s {
+		if !m.whitespace && tokenize.PyIsSpace(r) {
+			continue
+		}
+		dst = append(dst, uint32(r))
+	}
+	return dst
+}
+
+// isPunct reports whether b is in sacrebleu's CHRF._PUNCTS (ASCII punctuation).
+func isPunct(b byte) bool {
+	return b >= '!' && b <= '/' || b >= ':' && b <= '@' || b >= '[' && b <= '`' || b >= '{' && b <= '~'
+}
+
+// appendWords is CHRF._remove_punctuation: whitespace tokens with one ASCII punctuation mark
+// split off their end (checked first) or their start.
+func appendWords(dst []string, s string) []string {
+	for _, w := range tokenize.PySplit(s) {
+		if utf8.RuneCountInString(w) == 1 {
+			dst = append(dst, w)
+			continue
+		}
+		switch {
+		case isPunct(w[len(w)-1]):
+			dst = append(dst, w[:len(w)-1], w[len(w)-1:])
+		case isPunct(w[0]):
+			dst = append(dst, w[:1], w[1:])
+		default:
+			dst = append(dst, w)
+		}
+	}
+	return dst
+}
+
+// fscore is CHRF._compute_f_score on the 0..100 scale.
+func (m *CHRF) fscore(st []int64) float64 {
+	const eps = 1e-16
+	factor := float64(m.beta * m.beta)
+	score, avgP, avgR := 0.0, 0.0, 0.0
+	eff := 0
+	order := len(st) / 3
+	for i := 0; i < order; i++ {
+		nh, nr, nm := st[3*i], st[3*i+1], st[3*i+2]
+		prec, rec := eps, eps
+		if nh > 0 {
+			prec = float64(nm) / float64(nh)
+		}
+		if nr > 0 {
+			rec = float64(nm) / float64(nr)
+		}
+		denom := float64(factor*prec) + rec
+		if denom > 0 {
+			score += (1 + factor) * prec * rec / denom
+		} else {
+			score += eps
+		}
+		if nh > 0 && nr > 0 {
+			avgP += prec
+			avgR += rec
+			eff++
+		}
+	}
+	if m.eps {
+		return 100 * score / float64(order)
+	}
+	if eff == 0 {
+		avgP, avgR = 0, 0
+	} else {
+		avgP /= float64(eff)
+		avgR /= float64(eff)
+	}
+	if avgP+avgR != 0 {
+		score = (1 + factor) * avgP * avgR
+		score /= float64(factor*avgP) + avgR
+		return 100 * score
+	}
+	return 0
+}
+
+// record computes the statistics of the best reference of one usable record into w.best.
+func (m *CHRF) record(w *chrfWork, ex *core.Example) int {
+	nc, nw := m.charOrder, m.wordOrder
+	order := nc + nw
+	hyp := m.prepare(ex.Values[0], -1)
+	w.chars = m.charIDs(w.chars[:0], hyp)
+	w.words = w.words[:0]
+	if nw > 0 {
+		w.words = appendWords(w.words, hyp)
+	}
+	w.c.toks.reset(w.words)
+	w.wids = w.wids[:0]
+	for i := range w.words {
+		w.wids = append(w.wids, w.c.toks.intern(i)|wordBit)
+	}
+	w.c.startGrams(len(w.chars)*nc + len(w.wids)*nw)
+	w.c.countHyp(w.chars, nc)
+	w.c.countHyp(w.wids, nw)
+	w.hypTot = zeros(w.hypTot, order)
+	for n := 1; n <= nc; n++ {
+		w.hypTot[n-1] = total(len(w.chars), n)
+	}
+	for n := 1; n <= nw; n++ {
+		w.hypTot[nc+n-1] = total(len(w.wids), n)
+	}
+
+	rv := ex.Values[1]
+	nr := refCount(rv)
+	w.best = zeros(w.best, 3*order)
+	bestF := -1.0
+	for j := 0; j < nr; j++ {
+		ref := m.prepare(rv, j)
+		w.match = zeros(w.match, order)
+		w.c.newRef()
+		w.chars = m.charIDs(w.chars[:0], ref)
+		w.c.refMatch(w.chars, nc, w.match[:nc])
+		nRefChars := len(w.chars)
+		nRefWords := 0
+		if nw > 0 {
+			words := appendWords(w.words[len(w.words):], ref)
+			w.wids = w.wids[:0]
+			for _, t := range words {
+				id := w.c.toks.lookup(t)
+				if id != noID {
+					id |= wordBit
+				}
+				w.wids = append(w.wids, id)
+			}
+			nRefWords = len(words)
+			clear(words)
+			w.c.refMatch(w.wids, nw, w.match[nc:])
+		}
+		w.cur = zeros(w.cur, 3*order)
+		for i := 0; i < order; i++ {
+			var rt int64
+			if i < nc {
+				rt = total(nRefChars, i+1)
+			} else {
+				rt = total(nRefWords, i-nc+1)
+			}
+			if rt > 0 {
+				w.cur[3*i] = w.hypTot[i]
+			}
+			w.cur[3*i+1] = rt
+			w.cur[3*i+2] = w.match[i]
+		}
+		if f := m.fscore(w.cur); f > bestF {
+			bestF = f
+			w.best, w.cur = w.cur, w.best
+		}
+	}
+	w.c.toks.release()
+	clear(w.words)
+	return nr
+}
+
+// chrfState is the mergeable state of a chrf metric: per order, Σ hypothesis n-grams,
+// Σ reference n-grams and Σ matches of each record's best reference. One owner.
+type chrfState struct {
+	m                *CHRF
+	n                int64
+	minRefs, maxRefs int64
+	st               []int64
+	w                *chrfWork
+}
+
+func (m *CHRF) newState() *chrfState {
+	return &chrfState{m: m, st: make([]int64, 3*m.order())}
+}
+
+// Add implements core.State.
+func (s *chrfState) Add(ex *core.Example, weight int64) {
+	if weight < 1 || !usable(ex) {
+		return
+	}
+	if s.w == nil {
+		s.w = &chrfWork{}
+	}
+	nr := int64(s.m.record(s.w, ex))
+	if s.n == 0 || nr < s.minRefs {
+		s.minRefs = nr
+	}
+	s.maxRefs = max(s.maxRefs, nr)
+	s.n += weight
+	for i, x := range s.w.best {
+		s.st[i] += weight * x
+	}
+}
+
+// Merge implements core.State.
+func (s *chrfState) Merge(other core.State) error {
+	o, ok := other.(*chrfState)
+	if !ok || o.m.sig != s.m.sig {
+		return core.Incompatible(s, other)
+	}
+	if o.n == 0 {
+		return nil
+	}
+	if o == s { // merging a state into itself: read from a copy
+		c := *o
+		c.st = append([]int64(nil), o.st...)
+		o = &c
+	}
+	if s.n == 0 || o.minRefs < s.minRefs {
+		s.minRefs = o.minRefs
+	}
+	s.maxRefs = max(s.maxRefs, o.maxRefs)
+	s.n += o.n
+	for i := range s.st {
+		s.st[i] += o.st[i]
+	}
+	return nil
+}
+
+func (m *CHRF) scaled(v float64) float64 {
+	if m.scale100 {
+		return v
+	}
+	return v / 100
+}
+
+// Result implements core.State.
+func (s *chrfState) Result() core.Result {
+	m := s.m
+	order := m.order()
+	hyp, ref, match := make([]int64, order), make([]int64, order), make([]int64, order)
+	for i := 0; i < order; i++ {
+		hyp[i], ref[i], match[i] = s.st[3*i], s.st[3*i+1], s.st[3*i+2]
+	}
+	nrefs := "var"
+	if s.minRefs == s.maxRefs {
+		nrefs = fmt.Sprint(s.maxRefs)
+	}
+	d := map[string]any{"hyp_counts": hyp, "ref_counts": ref, "matches": match, "signature": m.signature(nrefs)}
+	if s.n == 0 {
+		return core.Undefined("no records", d)
+	}
+	v := m.scaled(m.fscore(s.st))
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return core.Undefined(reasonCorrupt, d)
+	}
+	return core.Result{Value: v, Details: d}
+}
+
+// MarshalBinary implements core.State.
+func (s *chrfState) MarshalBinary() ([]byte, error) {
+	var e core.Encoder
+	e.Byte(stateVersion)
+	e.String(s.m.sig)
+	e.Varint(s.n)
+	e.Varint(s.minRefs)
+	e.Varint(s.maxRefs)
+	e.Int64s(s.st)
+	return e.B, nil
+}
+
+// DecodeState implements core.Metric.
+func (m *CHRF) DecodeState(b []byte) (core.State, error) {
+	d := core.NewDecoder(b)
+	d.Version("chrf", stateVersion)
+	sig := d.String()
+	if d.Err() == nil && sig != m.sig {
+		return nil, fmt.Errorf("%w: state of %q, metric is %q", core.ErrIncompatible, sig, m.sig)
+	}
+	s := m.newState()
+	s.n, s.minRefs, s.maxRefs = d.Varint(), d.Varint(), d.Varint()
+	st := d.Int64s()
+	if err := d.Finish(); err != nil {
+		return nil, err
+	}
+	bad := len(st) != len(s.st) || s.n < 0 || s.minRefs < 0 || s.minRefs > s.maxRefs || (s.n > 0) != (s.minRefs > 0)
+	if !bad {
+		copy(s.st, st)
+		for i := 0; i < len(st); i += 3 {
+			bad = bad || st[i] < 0 || st[i+1] < 0 || st[i+2] < 0 || st[i+2] > st[i+1] || s.n == 0 && (st[i]|st[i+1]) != 0
+		}
+	}
+	if bad {
+		return nil, fmt.Errorf("%w: inconsistent chrf statistics", core.ErrCorruptState)
+	}
+	return s, nil
+}
+
+// SentenceScore implements core.SentenceScorer: sacrebleu's CHRF.sentence_score of the record
+// on the configured scale.
+func (m *CHRF) SentenceScore(ex *core.Example) (float64, bool) {
+	if checkText(ex) != nil {
+		return 0, false
+	}
+	w, _ := m.scratch.Get().(*chrfWork)
+	if w == nil {
+		w = &chrfWork{}
+	}
+	defer m.scratch.Put(w)
+	m.record(w, ex)
+	return m.scaled(m.fscore(w.best)), true
+}

@@ -1,0 +1,329 @@
+// Package classify implements the classification metrics — accuracy, precision, recall, F-beta,
+// the confusion matrix and the Matthews correlation — on one mergeable state: an int64
+// confusion matrix M[true][pred] (accuracy keeps only correct/total counts, because top-k
+// correctness is not a function of the argmax matrix). Presets reproduce MindNLP and
+// scikit-learn; see /work/shared/spec/metrics.md §6.
+//
+// Metrics are immutable and safe for concurrent use; states are not.
+package classify
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// stateVersion is the format version of serialized states.
+const stateVersion = 1
+
+// implVersion is part of every signature; bump it when a result changes.
+const implVersion = "1"
+
+type kind uint8
+
+const (
+	kAccuracy kind = iota
+	kPrecision
+	kRecall
+	kF1
+	kConfusion
+	kMCC
+)
+
+var kindNames = [...]string{"accuracy", "precision", "recall", "f1", "confusion_matrix", "mcc"}
+
+// Average modes of precision, recall and f1.
+const (
+	avgNone     = "none"
+	avgMicro    = "micro"
+	avgMacro    = "macro"
+	avgWeighted = "weighted"
+)
+
+// Metric is a configured classification metric. It is immutable and safe for concurrent use.
+type Metric struct {
+	kind       kind
+	compat     string
+	topK       int64   // accuracy
+	average    string  // precision, recall, f1
+	numClasses int     // 0 = from the data
+	beta       float64 // f1
+	zeroDiv    float64 // sklearn precision, recall, f1
+	sig        string
+}
+
+var classRoles = []core.Role{
+	{Name: "prediction", Field: "prediction", Required: true, Accepts: []core.Kind{core.Int, core.FloatList}},
+	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.FloatList}},
+}
+
+// NewAccuracy returns the `accuracy` metric (preset `mindnlp`; option `top_k` [1]).
+func NewAccuracy(o *core.Options) (core.Metric, error) {
+	m := &Metric{kind: kAccuracy}
+	m.compat = o.String("compat", "mindnlp", "mindnlp")
+	m.topK = o.Int("top_k", 1, 1, math.MaxInt32)
+	m.finish()
+	return m, nil
+}
+
+// NewPrecision returns the `precision` metric (presets `mindnlp`, `sklearn`).
+func NewPrecision(o *core.Options) (core.Metric, error) { return newPRF(kPrecision, o) }
+
+// NewRecall returns the `recall` metric (presets `mindnlp`, `sklearn`).
+func NewRecall(o *core.Options) (core.Metric, error) { return newPRF(kRecall, o) }
+
+// NewF1 returns the `f1` metric, an F-beta score (presets `mindnlp`, `sklearn`; `beta` [1]).
+func NewF1(o *core.Options) (core.Metric, error) { return newPRF(kF1, o) }
+
+func newPRF(k kind, o *core.Options) (core.Metric, error) {
+	m := &Metric{kind: k, beta: 1}
+	m.compat = o.String("compat", "mindnlp", "mindnlp", "sklearn")
+	m.average = o.String("average", avgNone, avgNone, avgMicro, avgMacro, avgWeighted)
+	m.numClasses = int(o.Int("num_classes", 0, 1, MaxClasses))
+	if k == kF1 {
+		m.beta = o.Float("beta", 1)
+		if !(m.beta >= 0) || math.IsNaN(m.beta) {
+			o.Problem("beta", "must be >= 0 (or inf), got %v", m.beta)
+			m.beta = 1
+		}
+	}
+	if m.compat == "sklearn" {
+		m.zeroDiv = float64(o.Int("zero_division", 0, 0, 1))
+	} else {
+		o.Forbid("zero_division", "to compat mindnlp, which always reports 0 for an undefined ratio")
+	}
+	m.finish()
+	return m, nil
+}
+
+// NewConfusionMatrix returns the `confusion_matrix` metric (preset `mindnlp`; `num_classes` [2]).
+func NewConfusionMatrix(o *core.Options) (core.Metric, error) {
+	m := &Metric{kind: kConfusion}
+	m.compat = o.String("compat", "mindnlp", "mindnlp")
+	m.numClasses = int(o.Int("num_classes", 2, 1, maxMatrixClasses))
+	m.finish()
+	return m, nil
+}
+
+// maxMatrixClasses bounds confusion_matrix's num_classes: its value is a dense C×C matrix.
+const maxMatrixClasses = 1024
+
+// NewMCC returns the `mcc` metric (presets `sklearn`, `mindnlp`).
+func NewMCC(o *core.Options) (core.Metric, error) {
+	m := &Metric{kind: kMCC}
+	m.compat = o.String("compat", "sklearn", "sklearn", "mindnlp")
+	m.finish()
+	return m, nil
+}
+
+func (m *Metric) finish() {
+	var b strings.Builder
+	fmt.Fprintf(&b, "type:%s|compat:%s", kindNames[m.kind], m.compat)
+	switch m.kind {
+	case kAccuracy:
+		fmt.Fprintf(&b, "|top_k:%d", m.topK)
+	case kPrecision, kRecall, kF1:
+		fmt.Fprintf(&b, "|average:%s|num_classes:%s", m.average, classesString(m.numClasses))
+		if m.kind == kF1 {
+			fmt.Fprintf(&b, "|beta:%s", core.FormatFloat(m.beta))
+		}
+		if m.compat == "sklearn" {
+			fmt.Fprintf(&b, "|zero_division:%s", core.FormatFloat(m.zeroDiv))
+		}
+	case kConfusion:
+		fmt.Fprintf(&b, "|num_classes:%d", m.numClasses)
+	}
+	fmt.Fprintf(&b, "|version:%s", implVersion)
+	m.sig = b.String()
+}
+
+func classesString(n int) string {
+	if n == 0 {
+		return "data"
+	}
+	return fmt.Sprint(n)
+}
+
+// Roles lists prediction and label.
+func (m *Metric) Roles() []core.Role { return classRoles }
+
+// Signature identifies the metric and every resolved option.
+func (m *Metric) Signature() string { return m.sig }
+
+// NewState returns an empty state.
+func (m *Metric) NewState() core.State { return &State{m: m} }
+
+// class is a decoded class value: an id, plus the width of the list it came from (0 for a
+// plain id) and, for accuracy, whether the record is correct.
+type class struct {
+	id    int64
+	width int
+}
+
+// decodeClass reads a class id from an Int (or an integral Float/Bool) or from a list:
+// scores (argmax, first maximum) for the prediction, a one-hot vector for the label.
+func (m *Metric) decodeClass(v *core.Value, field string, isLabel bool) (class, error) {
+	switch v.Kind {
+	case core.Missing, core.Null:
+		return class{}, core.Reject("missing field", field, "need a class id or a list of scores")
+	case core.Int, core.Bool:
+		return m.checkID(v.Int, field, 0)
+	case core.Float:
+		f := v.Float
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return class{}, core.Reject("non-finite value", field, "%v", f)
+		}
+		if f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+			return class{}, core.Reject("wrong type", field, "class id must be an integer, got %v", f)
+		}
+		return m.checkID(int64(f), field, 0)
+	case core.FloatList, core.StringList:
+		if v.Kind == core.StringList && len(v.Strs) > 0 {
+			break
+		}
+		xs := v.Floats
+		if len(xs) == 0 {
+			return class{}, core.Reject("wrong length", field, "empty list")
+		}
+		if m.kind != kAccuracy && len(xs) > MaxClasses {
+			return class{}, core.Reject("wrong length", field, "%d scores, at most %d classes", len(xs), MaxClasses)
+		}
+		if isLabel {
+			id := -1
+			for i, x := range xs {
+				switch x {
+				case 0:
+				case 1:
+					if id >= 0 {
+						id = -2
+					} else if id == -1 {
+						id = i
+					}
+				default:
+					id = -2
+				}
+			}
+			if id < 0 {
+				return class{}, core.Reject("wrong type", field, "a list label must be one-hot (0/1 values, exactly one 1)")
+			}
+			if m.numClasses > 0 && len(xs) != m.numClasses {
+				return class{}, core.Reject("wrong length", field, "one-hot label of length %d, num_classes is %d", len(xs), m.numClasses)
+			}
+			return class{id: int64(id), width: len(xs)}, nil
+		}
+		if m.numClasses > 0 && len(xs) != m.numClasses {
+			return class{}, core.Reject("ragged scores", field, "%d scores, num_classes is %d", len(xs), m.numClasses)
+		}
+		best := 0
+		for i, x := range xs {
+			if math.IsNaN(x) {
+				return class{}, core.Reject("non-finite value", field, "NaN score at index %d", i)
+			}
+			if x > xs[best] {
+				best = i
+			}
+		}
+		return class{id: int64(best), width: len(xs)}, nil
+	}
+	return class{}, core.Reject("wrong type", field, "need an integer class id or a list of numbers, got %s", v.Kind)
+}
+
+func (m *Metric) checkID(id int64, field string, width int) (class, error) {
+	if id < 0 {
+		return class{}, core.Reject("label out of range", field, "negative class id %d", id)
+	}
+	if m.numClasses > 0 && id >= int64(m.numClasses) {
+		return class{}, core.Reject("label out of range", field, "class id %d, num_classes is %d", id, m.numClasses)
+	}
+	if id >= MaxClasses {
+		return class{}, core.Reject("label out of range", field, "class id %d, ids must be < %d", id, MaxClasses)
+	}
+	return class{id: id, width: width}, nil
+}
+
+func values(ex *core.Example) (pred, label *core.Value) {
+	var missing core.Value
+	pred, label = &missing, &missing
+	if len(ex.Values) > 0 {
+		pred = &ex.Values[0]
+	}
+	if len(ex.Values) > 1 {
+		label = &ex.Values[1]
+	}
+	return pred, label
+}
+
+// Check validates the prediction and the label of one record.
+func (m *Metric) Check(ex *core.Example) error {
+	_, err := m.decode(ex)
+	return err
+}
+
+// outcome is what one record contributes.
+type outcome struct {
+	pred, label class
+	correct     bool // accuracy only
+}
+
+func (m *Metric) decode(ex *core.Example) (outcome, error) {
+	pv, lv := values(ex)
+	label, err := m.decodeClass(lv, "label", true)
+	if err != nil {
+		return outcome{}, err
+	}
+	if m.kind == kAccuracy {
+		return m.decodeAccuracy(pv, label)
+	}
+	pred, err := m.decodeClass(pv, "prediction", false)
+	if err != nil {
+		return outcome{}, err
+	}
+	return outcome{pred: pred, label: label}, nil
+}
+
+// decodeAccuracy decides whether the prediction is correct: an id must equal the label; a
+// single score p predicts round-half-even(p) (MindNLP's C == 1 rule); a longer score list is
+// correct when the label is among the top_k scores, ties going to the lower index.
+func (m *Metric) decodeAccuracy(pv *core.Value, label class) (outcome, error) {
+	if pv.Kind == core.FloatList && len(pv.Floats) > 0 {
+		xs := pv.Floats
+		for i, x := range xs {
+			if math.IsNaN(x) {
+				return outcome{}, core.Reject("non-finite value", "prediction", "NaN score at index %d", i)
+			}
+		}
+		if len(xs) == 1 {
+			return outcome{label: label, correct: math.RoundToEven(xs[0]) == float64(label.id)}, nil
+		}
+		l := label.id
+		if l >= int64(len(xs)) {
+			return outcome{label: label}, nil
+		}
+		s := xs[l]
+		var rank int64
+		for i, x := range xs {
+			if x > s || (x == s && int64(i) < l) {
+				rank++
+				if rank >= m.topK {
+					break
+				}
+			}
+		}
+		return outcome{label: label, correct: rank < m.topK}, nil
+	}
+	if pv.Kind == core.FloatList || (pv.Kind == core.StringList && len(pv.Strs) == 0) {
+		return outcome{}, core.Reject("wrong length", "prediction", "empty list")
+	}
+	if m.topK > 1 && pv.Present() {
+		if k := pv.Kind; k == core.Int || k == core.Float || k == core.Bool {
+			return outcome{}, core.Reject("wrong type", "prediction", "top_k %d needs a list of scores, got a class id", m.topK)
+		}
+	}
+	pred, err := m.decodeClass(pv, "prediction", false)
+	if err != nil {
+		return outcome{}, err
+	}
+	return outcome{pred: pred, label: label, correct: pred.id == label.id}, nil
+}

@@ -1,0 +1,76 @@
+package classify
+
+import "github.com/evalstream/evalstream/metrics/core"
+
+var commonInvalid = []string{
+	"missing field: prediction or label absent or null",
+	"wrong type: not an integer class id or a list of numbers (an integral float such as 2.0 is an id, a boolean is id 0/1); a non-integral float id; a list label that is not one-hot (0/1 values, exactly one 1)",
+	"wrong length: an empty list",
+	"label out of range: a negative class id (prediction or label), an id >= num_classes when num_classes is set, or an id >= 1048576",
+	"non-finite value: a NaN score (numpy's argmax would pick the first NaN; we reject the record instead) or a NaN/Inf class id; ±Inf scores are ordinary values",
+}
+
+const matrixMemory = "a C×C int64 confusion matrix: dense up to 256 classes (8·S² bytes with C ≤ S ≤ 2C, at least 4: 128 bytes for a binary task, 512 KB at most), then sparse (about 40 bytes per distinct (true, predicted) pair)"
+
+// Docs describes every metric type of this package, for `evalstream list`.
+func Docs() []core.Doc {
+	numClasses := core.OptionDoc{Name: "num_classes", Default: "from data",
+		Help: "fixes the label set to 0..C-1: ids >= C are rejected (label out of range), score lists and one-hot labels must have length C (ragged scores / wrong length). Without it the class count is the largest id + 1 or the longest list seen"}
+	average := core.OptionDoc{Name: "average", Default: "none",
+		Help: "none (per-class array: every class 0..C-1 for mindnlp, the sorted union of labels present in prediction or label for sklearn unless num_classes is set) | micro (global counts) | macro (unweighted mean over those classes) | weighted (mean weighted by support)"}
+	zeroDiv := core.OptionDoc{Name: "zero_division", Default: "0 (sklearn only)",
+		Help: "0 or 1: the value of a ratio whose denominator is 0. mindnlp always reports 0 (its ε-guarded division); setting it with compat mindnlp is a config error"}
+	prfValue := "per-class array (average none; details.classes lists the class ids, details.support the true counts) or a number"
+	prfInvalid := append(append([]string(nil), commonInvalid...),
+		"ragged scores: a score list whose length differs from num_classes (when set)",
+		"wrong length: a one-hot label whose length differs from num_classes (when set)")
+	return []core.Doc{
+		{
+			Type:    "accuracy",
+			Presets: []string{"mindnlp"},
+			Value:   "correct / total. A prediction is an id, or a score list (argmax, first maximum). MindNLP quirk kept: a single-score list [p] predicts round-half-even(p) (0.5→0, 2.5→2). With top_k > 1 a record is correct when the label is among the k highest scores, ties going to the lower index; a label beyond the score list is simply incorrect",
+			Options: []core.OptionDoc{{Name: "top_k", Default: "1", Help: "count a record correct when the label is among the k best scores (needs score lists: an id prediction with top_k > 1 is rejected as wrong type)"}},
+			Invalid: append(append([]string(nil), commonInvalid...), "wrong type: an id prediction when top_k > 1"),
+			Memory:  "16 bytes (correct and total counts)",
+		},
+		{
+			Type:    "precision",
+			Presets: []string{"mindnlp", "sklearn"},
+			Value:   "tp / predicted per class; " + prfValue,
+			Options: []core.OptionDoc{average, numClasses, zeroDiv},
+			Invalid: prfInvalid,
+			Memory:  matrixMemory,
+		},
+		{
+			Type:    "recall",
+			Presets: []string{"mindnlp", "sklearn"},
+			Value:   "tp / true per class; " + prfValue,
+			Options: []core.OptionDoc{average, numClasses, zeroDiv},
+			Invalid: prfInvalid,
+			Memory:  matrixMemory,
+		},
+		{
+			Type:    "f1",
+			Presets: []string{"mindnlp", "sklearn"},
+			Value:   "F-beta = (1+β²)·tp / (β²·true + predicted) per class (sklearn ≥ 1.3 form; β = inf gives recall, β = 0 precision); " + prfValue,
+			Options: []core.OptionDoc{average, numClasses, {Name: "beta", Default: "1", Help: "weight of recall (>= 0, or inf)"}, zeroDiv},
+			Invalid: prfInvalid,
+			Memory:  matrixMemory,
+		},
+		{
+			Type:    "confusion_matrix",
+			Presets: []string{"mindnlp"},
+			Value:   "C×C matrix of counts, rows = true class, columns = predicted class (also with no records: all zeros)",
+			Options: []core.OptionDoc{{Name: "num_classes", Default: "2", Help: "matrix size C (1..1024); an id >= C is rejected (label out of range), a score list or one-hot label of another length is ragged scores / wrong length"}},
+			Invalid: prfInvalid,
+			Memory:  matrixMemory,
+		},
+		{
+			Type:    "mcc",
+			Presets: []string{"sklearn", "mindnlp"},
+			Value:   "Matthews correlation. sklearn: Gorodkin's multiclass R_K, 0.0 when the denominator is 0. mindnlp: binary with class 1 positive (TN = any correct non-1 prediction) and 0.0 whenever TP, FP, TN or FN is 0 (so a perfect classifier scores 0.0). Computed with exact integers",
+			Invalid: commonInvalid,
+			Memory:  matrixMemory,
+		},
+	}
+}

@@ -1,0 +1,42 @@
+package classify
+
+import (
+	"testing"
+
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// FuzzDecodeState: decoding arbitrary bytes never panics; a state that decodes is usable.
+func FuzzDecodeState(f *testing.F) {
+	metrics := []core.Metric{}
+	for _, typ := range []string{"accuracy", "precision", "confusion_matrix", "mcc"} {
+		o := core.NewOptions(nil)
+		m, _ := ctor(typ, o)
+		metrics = append(metrics, m)
+		s := m.NewState()
+		s.Add(ex(1, 0), 2)
+		s.Add(ex([]any{0.1, 0.9}, 1), 1)
+		b, _ := s.MarshalBinary()
+		f.Add(b)
+		b, _ = m.NewState().MarshalBinary()
+		f.Add(b)
+	}
+	sparse := metrics[1].NewState()
+	sparse.Add(ex(700, 3), 1)
+	b, _ := sparse.MarshalBinary()
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, m := range metrics {
+			s, err := m.DecodeState(b)
+			if err != nil {
+				continue
+			}
+			_ = s.Result()
+			s.Add(ex(1, 1), 1)
+			_ = s.Merge(m.NewState())
+			if _, err := s.MarshalBinary(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

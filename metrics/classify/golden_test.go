@@ -1,0 +1,33 @@
+package classify
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/goldentest"
+)
+
+func ctor(typ string, o *core.Options) (core.Metric, error) {
+	switch typ {
+	case "accuracy":
+		return NewAccuracy(o)
+	case "precision":
+		return NewPrecision(o)
+	case "recall":
+		return NewRecall(o)
+	case "f1":
+		return NewF1(o)
+	case "confusion_matrix":
+		return NewConfusionMatrix(o)
+	case "mcc":
+		return NewMCC(o)
+	}
+	return nil, fmt.Errorf("unknown metric type %q", typ)
+}
+
+func TestGoldens(t *testing.T) {
+	goldentest.MaxRelErr = 0
+	goldentest.RunFile(t, "../../testdata/goldens/classify.json", ctor)
+	t.Logf("largest relative error against the goldens: %.3g", goldentest.MaxRelErr)
+}
