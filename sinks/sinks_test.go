@@ -1,0 +1,128 @@
+package sinks
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/pipeline"
+	"github.com/stretchr/testify/require"
+)
+
+func sample() *pipeline.Results {
+	return &pipeline.Results{
+		Records: 3, Skipped: 1, Errors: map[string]int64{"invalid json": 1},
+		Metrics: []pipeline.MetricResult{
+			{Name: "bleu", Type: "bleu", Signature: "tok:13a", Result: core.Result{Value: 0.25, Details: map[string]any{"bp": 1.0}}},
+			{Name: "prec", Type: "precision", Signature: "s", Result: core.Result{Value: []float64{0.5, 1}}},
+			{Name: "cm", Type: "confusion_matrix", Signature: "s", Result: core.Result{Value: [][]float64{{1, 1}, {1, 1}}}},
+			{Name: "r", Type: "pearson", Signature: "s", Result: core.Undefined("constant input", nil)},
+		},
+		Slices: []pipeline.SliceResult{{Key: "lang=de", Records: 2, Metrics: []pipeline.MetricResult{{Name: "bleu", Type: "bleu", Result: core.Result{Value: 0.5}}}}},
+	}
+}
+
+func TestJSONSinkMatchesContract(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sub", "r.json")
+	require.NoError(t, (&JSON{Path: p}).Write(context.Background(), sample()))
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal(b, &v))
+	require.EqualValues(t, 3, v["records"])
+	require.EqualValues(t, 1, v["skipped"])
+	m := v["metrics"].(map[string]any)
+	require.Equal(t, 0.25, m["bleu"].(map[string]any)["value"])
+	require.Equal(t, []any{0.5, 1.0}, m["prec"].(map[string]any)["value"])
+	require.Equal(t, []any{[]any{1.0, 1.0}, []any{1.0, 1.0}}, m["cm"].(map[string]any)["value"])
+	require.Nil(t, m["r"].(map[string]any)["value"])
+	require.Equal(t, "constant input", m["r"].(map[string]any)["reason"])
+	require.Contains(t, v["slices"], "lang=de")
+	// Metrics keep the config order in the file.
+	require.Less(t, bytes.Index(b, []byte(`"bleu"`)), bytes.Index(b, []byte(`"prec"`)))
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	require.Len(t, entries, 1, "no temporary file left behind")
+}
+
+func TestTableCSVAndHistory(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, (&Table{W: &buf}).Write(context.Background(), sample()))
+	out := buf.String()
+	for _, want := range []string{"metric", "bleu", "0.25", "[0.5, 1]", "true 0: [1, 1]", "true 1: [1, 1]", "null (constant input)", "[lang=de] bleu", "3 scored, 1 skipped", "invalid json"} {
+		require.Contains(t, out, want)
+	}
+	dir := t.TempDir()
+	csvPath := filepath.Join(dir, "r.csv")
+	require.NoError(t, (&CSV{Path: csvPath}).Write(context.Background(), sample()))
+	f, err := os.Open(csvPath)
+	require.NoError(t, err)
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	require.NoError(t, err)
+	require.Len(t, rows, 1+4+1)
+	require.Equal(t, []string{"lang=de", "bleu", "bleu", "0.5", "2", "", ""}, rows[5])
+
+	hist := filepath.Join(dir, "h.jsonl")
+	s := &JSONL{Path: hist, Signature: "sha256:x", Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }}
+	require.NoError(t, s.Write(context.Background(), sample()))
+	require.NoError(t, s.Write(context.Background(), sample()))
+	b, err := os.ReadFile(hist)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 2)
+	var line map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[1]), &line))
+	require.Equal(t, "2026-01-02T03:04:05Z", line["time"])
+	require.Equal(t, "sha256:x", line["config_signature"])
+}
+
+func TestAtomicWriteFailureLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(blocker, []byte("x"), 0o644))
+	err := (&JSON{Path: filepath.Join(blocker, "r.json")}).Write(context.Background(), sample())
+	require.Error(t, err)
+	f, err := CreateAtomic(filepath.Join(dir, "a.json"))
+	require.NoError(t, err)
+	_, _ = f.WriteString("partial")
+	f.Abort()
+	entries, _ := os.ReadDir(dir)
+	require.Len(t, entries, 1)
+}
+
+func TestRecordFiles(t *testing.T) {
+	dir := t.TempDir()
+	rf, err := NewRecordFiles(filepath.Join(dir, "dead.jsonl"), filepath.Join(dir, "ex.jsonl"), []string{"bleu"})
+	require.NoError(t, err)
+	v := 0.5
+	require.NoError(t, rf.WriteBatch(context.Background(),
+		[]pipeline.DeadLetter{
+			{Pos: pipeline.Position{File: "a.jsonl", Row: 1}, Reason: "invalid json", Raw: []byte(`{"x":`)},
+			{Pos: pipeline.Position{File: "b.arrow", Row: 0}, Reason: "wrong type", Record: &pipeline.Record{Values: []core.Value{{Kind: core.Int, Int: 7}}}, Fields: []string{"label"}},
+			{Pos: pipeline.Position{Topic: "t", Partition: 2, Offset: 9}, Reason: "invalid utf-8", Raw: []byte{0xff}},
+		},
+		[]pipeline.ExampleRow{{Seq: 4, Pos: pipeline.Position{File: "a.jsonl", Row: 3}, ID: core.Value{Kind: core.String, Str: "x1"}, Scores: []*float64{&v}}}))
+	_, err = os.Stat(filepath.Join(dir, "dead.jsonl"))
+	require.True(t, os.IsNotExist(err), "nothing visible before Commit")
+	require.NoError(t, rf.Commit())
+	b, err := os.ReadFile(filepath.Join(dir, "dead.jsonl"))
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, lines, 3)
+	require.Contains(t, lines[0], `"payload":"{\"x\":"`)
+	require.Contains(t, lines[0], `"position":"a.jsonl:2"`)
+	require.Contains(t, lines[1], `"record":{"label":7}`)
+	require.Contains(t, lines[2], `"payload_base64":"/w=="`)
+	require.Contains(t, lines[2], `"position":"t/2/9"`)
+	b, err = os.ReadFile(filepath.Join(dir, "ex.jsonl"))
+	require.NoError(t, err)
+	require.JSONEq(t, `{"seq":4,"position":"a.jsonl:4","id":"x1","scores":{"bleu":0.5}}`, strings.TrimSpace(string(b)))
+}
