@@ -1,0 +1,480 @@
+package sources
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// recovered turns a panic of third-party decoding code (arrow/go v15 panics on some
+// malformed input) into an error wrapping ErrCorrupt. It is the only place this package
+// recovers.
+func recovered(err *error) {
+	if p := recover(); p != nil {
+		if e, ok := p.(error); ok {
+			*err = fmt.Errorf("%w: %w", ErrCorrupt, e)
+		} else {
+			*err = fmt.Errorf("%w: %v", ErrCorrupt, p)
+		}
+	}
+}
+
+// errAllocTooLarge is raised (as a panic, inside arrow's decoders) by limitAllocator.
+var errAllocTooLarge = errors.New("allocation larger than the file can justify")
+
+// limitAllocator refuses single allocations far larger than the file being decoded could
+// need, so that a corrupted length field becomes an error instead of exhausting memory.
+type limitAllocator struct {
+	memory.Allocator
+	limit int
+}
+
+func (a limitAllocator) Allocate(size int) []byte {
+	if size < 0 || size > a.limit {
+		panic(fmt.Errorf("%w: %d bytes", errAllocTooLarge, size))
+	}
+	return a.Allocator.Allocate(size)
+}
+
+func (a limitAllocator) Reallocate(size int, b []byte) []byte {
+	if size < 0 || size > a.limit {
+		panic(fmt.Errorf("%w: %d bytes", errAllocTooLarge, size))
+	}
+	return a.Allocator.Reallocate(size, b)
+}
+
+func allocLimit(size int64) int {
+	// Compressed Arrow buffers may expand a lot; stay generous but bounded.
+	const slack, limit = 64 << 20, 1 << 46
+	if size < 0 || size > (limit-slack)/1024 {
+		return limit
+	}
+	return int(size*1024 + slack)
+}
+
+// countFile counts the bytes read from a file (Read and ReadAt) for progress reporting.
+type countFile struct {
+	f *os.File
+	n int64
+}
+
+func (c *countFile) Read(p []byte) (int, error) {
+	n, err := c.f.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.f.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *countFile) Seek(off int64, whence int) (int64, error) { return c.f.Seek(off, whence) }
+
+// recordIter yields the Arrow records of one file.
+type recordIter interface {
+	// next returns the next record, owned by the caller, or io.EOF.
+	next() (arrow.Record, error)
+	// where names the part of the file the last next call read, for errors.
+	where() string
+	close()
+}
+
+// arrowReader reads Arrow IPC files and streams and Parquet files.
+type arrowReader struct {
+	fi      fileInfo
+	f       *os.File
+	cnt     *countFile
+	it      recordIter
+	fields  []string
+	max     int
+	rec     arrow.Record // current record, owned
+	row     int64        // next row of rec
+	fileRow int64        // row index within the file of rec's row 0
+	schema  *arrow.Schema
+	cols    []int // per field: column of rec, or -1
+
+	pendingErr error // found while looking ahead; returned by the next fill
+}
+
+func openArrowish(fi fileInfo, s *fileSource) (_ fileReader, err error) {
+	f, err := os.Open(fi.path)
+	if err != nil {
+		return nil, fmt.Errorf("sources: %w", err)
+	}
+	r := &arrowReader{fi: fi, f: f, cnt: &countFile{f: f}, fields: s.fields, max: s.maxRecord}
+	mem := limitAllocator{Allocator: s.mem, limit: allocLimit(fi.size)}
+	where := "header"
+	defer func() {
+		if err != nil {
+			f.Close()
+			err = fileError(fi.path, where, err)
+		}
+	}()
+	defer recovered(&err)
+	switch fi.format {
+	case FormatArrow:
+		// An Arrow IPC file is "ARROW1", padding, an IPC stream, the footer (an index of
+		// the stream's messages), its length and "ARROW1". The footer is verified (a
+		// truncated file has none) and the embedded stream is read in order, through the
+		// same verified message reader as .arrows files. (arrow/go v15's FileReader also
+		// never releases its dictionaries.)
+		where = "footer"
+		_, blocks, footerLen, err := readFooter(f, fi.size) // not progress: read f directly
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		var head [8]byte
+		if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:6]) != "ARROW1" {
+			return nil, fmt.Errorf("%w: %w: no leading magic", ErrCorrupt, errBadMetadata)
+		}
+		streamLen := fi.size - 10 - footerLen - 8
+		where = "schema"
+		mr := newSafeMessageReader(bufio.NewReaderSize(io.NewSectionReader(r.cnt, 8, streamLen), 256<<10), streamLen, mem)
+		sr, err := ipc.NewReaderFromMessageReader(mr, ipc.WithAllocator(mem))
+		if err != nil {
+			mr.Release()
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		r.it = &ipcStreamIter{r: sr, want: len(blocks)}
+	case FormatArrows:
+		where = "schema"
+		mr := newSafeMessageReader(bufio.NewReaderSize(r.cnt, 256<<10), fi.size, mem)
+		sr, err := ipc.NewReaderFromMessageReader(mr, ipc.WithAllocator(mem))
+		if err != nil {
+			mr.Release()
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		r.it = &ipcStreamIter{r: sr, want: -1}
+	case FormatParquet:
+		where = "footer"
+		props := parquet.NewReaderProperties(mem)
+		props.BufferedStreamEnabled = true
+		props.BufferSize = 256 << 10
+		pf, err := file.NewParquetReader(r.cnt, file.WithReadProps(props))
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		it, err := newParquetIter(pf, s.fields, s.batchSize, mem)
+		if err != nil {
+			pf.Close()
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		r.it = it
+	default:
+		return nil, fmt.Errorf("%w %q", ErrFormat, fi.format)
+	}
+	return r, nil
+}
+
+func (r *arrowReader) bytesRead() int64 { return r.cnt.n }
+
+func (r *arrowReader) close() error {
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
+	if r.it != nil {
+		func() {
+			var err error
+			defer recovered(&err)
+			r.it.close()
+		}()
+		r.it = nil
+	}
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
+}
+
+func (r *arrowReader) nextRecord() (rec arrow.Record, err error) {
+	defer recovered(&err)
+	return r.it.next()
+}
+
+func (r *arrowReader) fill(b *batchBuilder, n int) error {
+	if r.pendingErr != nil {
+		return r.pendingErr
+	}
+	for added := 0; added < n; {
+		if r.rec == nil || r.row >= r.rec.NumRows() {
+			if err := r.advance(); err != nil {
+				return err
+			}
+			continue
+		}
+		k := min(int64(n-added), r.rec.NumRows()-r.row)
+		if err := r.convert(b, k, n); err != nil {
+			return fileError(r.fi.path, fmt.Sprintf("%s, rows %d-%d", r.it.where(), r.row, r.row+k-1), err)
+		}
+		r.rec.Retain()
+		b.held = append(b.held, r.rec)
+		r.row += k
+		added += int(k)
+	}
+	// Look ahead, so that the last batch of a file is known as such (it then covers the
+	// rest of the file's bytes). An error surfaces on the next call.
+	if r.row >= r.rec.NumRows() {
+		if err := r.advance(); err == io.EOF {
+			return io.EOF
+		} else if err != nil {
+			r.pendingErr = err
+		}
+	}
+	return nil
+}
+
+// advance releases the current record and loads the next one that has rows.
+func (r *arrowReader) advance() error {
+	for {
+		if r.rec != nil {
+			r.fileRow += r.rec.NumRows()
+			r.rec.Release()
+			r.rec = nil
+		}
+		rec, err := r.nextRecord()
+		if err == io.EOF {
+			return io.EOF
+		}
+		if err != nil {
+			return fileError(r.fi.path, r.it.where(), err)
+		}
+		r.rec, r.row = rec, 0
+		// A corrupted row count must not make a tiny file yield billions of records.
+		if rows := rec.NumRows(); rows < 0 || rows > 64*r.fi.size+1<<20 {
+			return fileError(r.fi.path, r.it.where(), fmt.Errorf("%w: implausible row count %d for a file of %d bytes", ErrCorrupt, rows, r.fi.size))
+		}
+		if rec.Schema() != r.schema {
+			r.schema = rec.Schema()
+			r.cols = columnsOf(r.schema, r.fields, r.cols[:0])
+			if o, ok := r.it.(interface{ otherFields() map[string]bool }); ok {
+				for f, c := range r.cols {
+					if c < 0 && o.otherFields()[r.fields[f]] {
+						r.cols[f] = colOther
+					}
+				}
+			}
+		}
+		if rec.NumRows() > 0 {
+			return nil
+		}
+	}
+}
+
+func (r *arrowReader) convert(b *batchBuilder, k int64, capHint int) (err error) {
+	defer recovered(&err)
+	start := len(b.records)
+	for i := int64(0); i < k; i++ {
+		b.add(r.fileRow+r.row+i, capHint)
+	}
+	recs := b.records[start:]
+	for f, c := range r.cols {
+		switch {
+		case c >= 0:
+			fillColumn(r.rec.Column(c), int(r.row), recs, f, &b.ar)
+		case c == colOther:
+			for i := range recs {
+				recs[i].Values[f] = core.Value{Kind: core.Other}
+			}
+		}
+	}
+	if r.max > 0 {
+		for i := range recs {
+			if sz := recordSize(recs[i].Values); sz > int64(r.max) {
+				clear(recs[i].Values)
+				recs[i].Err = tooLargeError(sz, r.max)
+			}
+		}
+	}
+	return nil
+}
+
+// colOther marks a field whose column exists but is not decoded (values are Other).
+const colOther = -2
+
+// columnsOf maps each field to the column of schema with that name (the last one when a
+// name repeats, as a repeated JSON key), or -1.
+func columnsOf(schema *arrow.Schema, fields []string, dst []int) []int {
+	for _, f := range fields {
+		idx := schema.FieldIndices(f)
+		if len(idx) == 0 {
+			dst = append(dst, -1)
+		} else {
+			dst = append(dst, idx[len(idx)-1])
+		}
+	}
+	return dst
+}
+
+// ipcStreamIter reads the record batches of an Arrow IPC stream (or of the stream embedded
+// in an Arrow IPC file).
+type ipcStreamIter struct {
+	r    *ipc.Reader
+	i    int // record batches returned
+	cur  int // the record batch being read or last returned
+	want int // record batches the file's footer lists; -1 for a stream
+}
+
+func (it *ipcStreamIter) next() (arrow.Record, error) {
+	it.cur = it.i
+	if !it.r.Next() {
+		if err := it.r.Err(); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		if it.want >= 0 && it.i != it.want {
+			return nil, fmt.Errorf("%w: %w: the footer lists %d record batches, the file holds %d", ErrCorrupt, errBadMetadata, it.want, it.i)
+		}
+		return nil, io.EOF
+	}
+	it.i++
+	rec := it.r.Record()
+	rec.Retain()
+	return rec, nil
+}
+
+// where names the record batch being read or just returned.
+func (it *ipcStreamIter) where() string { return fmt.Sprintf("record batch %d", it.cur) }
+func (it *ipcStreamIter) close()        { it.r.Release() }
+
+// parquetIter reads a Parquet file row group by row group, in batches, decoding only the
+// columns of the requested fields.
+type parquetIter struct {
+	pf        *file.Reader
+	fr        *pqarrow.FileReader
+	leaves    []int // leaf columns of the requested fields
+	batchSize int64
+	rg        int // current row group
+	rr        pqarrow.RecordReader
+	left      int64 // rows of the current row group not yet returned (no-column mode)
+	got       int64 // rows of the current row group returned so far
+	empty     *arrow.Schema
+	other     map[string]bool // requested fields read as Other without decoding
+}
+
+func newParquetIter(pf *file.Reader, fields []string, batchSize int, mem memory.Allocator) (*parquetIter, error) {
+	bs := int64(max(batchSize, 1024))
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: bs}, mem)
+	if err != nil {
+		return nil, err
+	}
+	it := &parquetIter{pf: pf, fr: fr, batchSize: bs, rg: -1, empty: arrow.NewSchema(nil, nil)}
+	want := map[string]bool{}
+	for _, f := range fields {
+		want[f] = true
+	}
+	for i := range fr.Manifest.Fields {
+		sf := &fr.Manifest.Fields[i]
+		if !want[sf.Field.Name] {
+			continue
+		}
+		if hasStruct(sf.Field.Type) {
+			// pqarrow decodes struct children in goroutines, where a panic on corrupted
+			// data cannot be recovered. No metric accepts a struct: skip the column and
+			// report its values as Other.
+			if it.other == nil {
+				it.other = map[string]bool{}
+			}
+			it.other[sf.Field.Name] = true
+			continue
+		}
+		it.leaves = appendLeaves(it.leaves, sf)
+	}
+	return it, nil
+}
+
+// hasStruct reports whether dt is or holds a struct (maps are lists of structs).
+func hasStruct(dt arrow.DataType) bool {
+	switch t := dt.(type) {
+	case *arrow.StructType, *arrow.MapType:
+		return true
+	case arrow.ListLikeType:
+		return hasStruct(t.Elem())
+	}
+	return false
+}
+
+func (it *parquetIter) otherFields() map[string]bool { return it.other }
+
+func appendLeaves(dst []int, f *pqarrow.SchemaField) []int {
+	if len(f.Children) == 0 { // group nodes have ColIndex 0, not -1: IsLeaf cannot tell
+		return append(dst, f.ColIndex)
+	}
+	for i := range f.Children {
+		dst = appendLeaves(dst, &f.Children[i])
+	}
+	return dst
+}
+
+func (it *parquetIter) next() (arrow.Record, error) {
+	for {
+		if it.rr == nil && it.left == 0 {
+			it.rg++
+			if it.rg >= it.pf.NumRowGroups() {
+				return nil, io.EOF
+			}
+			rows := it.pf.MetaData().RowGroup(it.rg).NumRows()
+			if rows < 0 {
+				return nil, fmt.Errorf("%w: row count %d", ErrCorrupt, rows)
+			}
+			if len(it.leaves) == 0 {
+				it.left = rows
+				continue
+			}
+			rr, err := it.fr.GetRecordReader(context.Background(), it.leaves, []int{it.rg})
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+			}
+			it.rr, it.got = rr, 0
+		}
+		if it.rr == nil {
+			// No requested column exists: rows are all Missing.
+			n := min(it.left, it.batchSize)
+			it.left -= n
+			return array.NewRecord(it.empty, nil, n), nil
+		}
+		if it.rr.Next() {
+			rec := it.rr.Record()
+			rec.Retain()
+			it.got += rec.NumRows()
+			return rec, nil
+		}
+		err := it.rr.Err()
+		it.rr.Release()
+		it.rr = nil
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+		}
+		// pqarrow v15 ends a column early, without an error, when a page cannot be
+		// decoded: a short row group is a corrupt one.
+		if want := it.pf.MetaData().RowGroup(it.rg).NumRows(); it.got != want {
+			return nil, fmt.Errorf("%w: read %d of the row group's %d rows", ErrCorrupt, it.got, want)
+		}
+	}
+}
+
+func (it *parquetIter) where() string { return fmt.Sprintf("row group %d", max(it.rg, 0)) }
+
+func (it *parquetIter) close() {
+	if it.rr != nil {
+		it.rr.Release()
+		it.rr = nil
+	}
+	it.pf.Close()
+}

@@ -1,0 +1,221 @@
+package sources
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/pipeline"
+)
+
+var benchWords = strings.Fields("the a cat dog sat on mat quickly brown fox jumps over lazy model output reference evaluation metric score café naïve 東京 über")
+
+func benchSentence(r *rand.Rand, n int) string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = benchWords[r.IntN(len(benchWords))]
+	}
+	return strings.Join(w, " ")
+}
+
+// benchLines returns n JSON lines shaped like evaluation records (~300 bytes each), with
+// fields the benchmark does not request.
+func benchLines(n int) [][]byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	out := make([][]byte, n)
+	for i := range out {
+		rec := map[string]any{
+			"id":         i,
+			"prediction": benchSentence(r, 12+r.IntN(8)),
+			"references": []string{benchSentence(r, 14), benchSentence(r, 10)},
+			"label":      r.IntN(5),
+			"meta":       map[string]any{"source": "wmt", "lang": "de-en", "scores": []float64{0.25, 0.5}},
+		}
+		if i%10 == 0 {
+			rec["prediction"] = "quote \" and\nnewline " + benchSentence(r, 8)
+		}
+		b, _ := json.Marshal(rec)
+		out[i] = b
+	}
+	return out
+}
+
+func BenchmarkJSONLDecode(b *testing.B) {
+	lines := benchLines(4096)
+	var size int64
+	for _, l := range lines {
+		size += int64(len(l))
+	}
+	fields := []string{"prediction", "references", "label"}
+	d := newJSONDecoder(fields)
+	out := make([]core.Value, len(fields))
+	b.SetBytes(size / int64(len(lines)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	var ar arena
+	for i := 0; i < b.N; i++ {
+		if i%4096 == 0 {
+			ar = arena{} // a fresh batch
+		}
+		if _, rerr := d.decode(lines[i%len(lines)], out, &ar); rerr != nil {
+			b.Fatal(rerr)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+// BenchmarkJSONLDecodeEncodingJSON is the baseline: encoding/json into a map.
+func BenchmarkJSONLDecodeEncodingJSON(b *testing.B) {
+	lines := benchLines(4096)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var m map[string]any
+		dec := json.NewDecoder(bytes.NewReader(lines[i%len(lines)]))
+		dec.UseNumber()
+		if err := dec.Decode(&m); err != nil {
+			b.Fatal(err)
+		}
+		_ = core.FromJSON(m["prediction"])
+		_ = core.FromJSON(m["references"])
+		_ = core.FromJSON(m["label"])
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
+}
+
+func drainBench(b *testing.B, src pipeline.Source) int {
+	n := 0
+	for {
+		batch, err := src.Next(context.Background())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += len(batch.Records)
+		if batch.Release != nil {
+			batch.Release()
+		}
+	}
+	if err := src.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// BenchmarkJSONLFile reads a JSON Lines file end to end (I/O, line splitting, batches).
+func BenchmarkJSONLFile(b *testing.B) {
+	for _, gz := range []bool{false, true} {
+		b.Run(fmt.Sprintf("gzip=%v", gz), func(b *testing.B) {
+			content := append(bytes.Join(benchLines(50000), []byte("\n")), '\n')
+			path := filepath.Join(b.TempDir(), "bench.jsonl")
+			if gz {
+				path += ".gz"
+				var zb bytes.Buffer
+				zw := gzip.NewWriter(&zb)
+				zw.Write(content)
+				zw.Close()
+				content = zb.Bytes()
+			}
+			if err := os.WriteFile(path, content, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			benchFile(b, path, []string{"prediction", "references", "label"})
+		})
+	}
+}
+
+func benchFile(b *testing.B, path string, fields []string) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	records := 0
+	var size int64
+	for i := 0; i < b.N; i++ {
+		src, err := OpenFiles(FileConfig{Path: path}, fields, 1024, 16<<20)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = src.(pipeline.Sizer).TotalBytes()
+		records += drainBench(b, src)
+	}
+	b.SetBytes(size)
+	b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
+}
+
+// stringRecord builds an Arrow record with a string column and a list<string> column.
+func stringRecord(n int) arrow.Record {
+	r := rand.New(rand.NewPCG(3, 4))
+	mem := memory.NewGoAllocator()
+	sb := array.NewStringBuilder(mem)
+	lb := array.NewListBuilder(mem, arrow.BinaryTypes.String)
+	vb := lb.ValueBuilder().(*array.StringBuilder)
+	for i := 0; i < n; i++ {
+		sb.Append(benchSentence(r, 12))
+		lb.Append(true)
+		vb.Append(benchSentence(r, 14))
+		vb.Append(benchSentence(r, 10))
+	}
+	s, l := sb.NewArray(), lb.NewArray()
+	defer s.Release()
+	defer l.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "prediction", Type: s.DataType()}, {Name: "references", Type: l.DataType()}}, nil)
+	return array.NewRecord(schema, []arrow.Array{s, l}, int64(n))
+}
+
+// BenchmarkArrowStringColumn measures the zero-copy conversion of Arrow string and
+// list<string> columns into record values (no I/O).
+func BenchmarkArrowStringColumn(b *testing.B) {
+	const n = 4096
+	rec := stringRecord(n)
+	defer rec.Release()
+	for _, col := range []struct {
+		name string
+		idx  int
+	}{{"string", 0}, {"list<string>", 1}} {
+		b.Run(col.name, func(b *testing.B) {
+			bb := &batchBuilder{nf: 1}
+			for i := 0; i < n; i++ {
+				bb.add(int64(i), n)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				bb.ar = arena{}
+				fillColumn(rec.Column(col.idx), 0, bb.records, 0, &bb.ar)
+			}
+			b.ReportMetric(float64(b.N)*n/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// BenchmarkArrowFile reads Arrow IPC files, streams and Parquet end to end.
+func BenchmarkArrowFile(b *testing.B) {
+	rec := stringRecord(50000)
+	defer rec.Release()
+	for _, format := range []string{FormatArrow, FormatArrows, FormatParquet} {
+		b.Run(format, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "bench."+format)
+			var recs []arrow.Record
+			for off := int64(0); off < rec.NumRows(); off += 10000 {
+				s := rec.NewSlice(off, off+10000)
+				defer s.Release()
+				recs = append(recs, s)
+			}
+			writeArrowFile(b, path, format, recs...)
+			benchFile(b, path, []string{"prediction", "references"})
+		})
+	}
+}

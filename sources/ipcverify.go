@@ -1,0 +1,464 @@
+package sources
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/apache/arrow/go/v15/arrow/ipc"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+)
+
+// arrow/go v15 trusts the lengths inside Arrow IPC metadata (flatbuffers): a corrupted
+// vector length makes it allocate gigabytes up front (a fatal out-of-memory, which no
+// recover can catch) and a corrupted offset makes it panic. The functions below verify the
+// metadata of a footer or a message before arrow reads it: every table, vector and string
+// lies inside its buffer, vectors fit, body buffers lie inside the body, and block positions
+// lie inside the file. They check what arrow relies on, not full semantic validity; what
+// remains is caught by recovered and by Go's bounds checks.
+
+var errBadMetadata = errors.New("malformed Arrow IPC metadata")
+
+// fbv walks one flatbuffer.
+type fbv struct {
+	b      []byte
+	budget int // tables left to visit (bounds the work on DAG-shaped input)
+}
+
+type fbt struct{ pos, vt, vtLen, tLen int }
+
+func (v *fbv) in(p, n int) bool { return p >= 0 && n >= 0 && p <= len(v.b) && n <= len(v.b)-p }
+
+func (v *fbv) u16(p int) int   { return int(binary.LittleEndian.Uint16(v.b[p:])) }
+func (v *fbv) u32(p int) int64 { return int64(binary.LittleEndian.Uint32(v.b[p:])) }
+func (v *fbv) i64(p int) int64 { return int64(binary.LittleEndian.Uint64(v.b[p:])) }
+
+func (v *fbv) table(pos int) (fbt, bool) {
+	v.budget--
+	if v.budget < 0 || !v.in(pos, 4) {
+		return fbt{}, false
+	}
+	vt := int64(pos) - int64(int32(binary.LittleEndian.Uint32(v.b[pos:])))
+	if vt < 0 || vt > int64(len(v.b)) || !v.in(int(vt), 4) {
+		return fbt{}, false
+	}
+	t := fbt{pos: pos, vt: int(vt), vtLen: v.u16(int(vt)), tLen: v.u16(int(vt) + 2)}
+	if t.vtLen < 4 || !v.in(t.vt, t.vtLen) || !v.in(pos, t.tLen) {
+		return fbt{}, false
+	}
+	return t, true
+}
+
+// field returns the position of an inline field of size bytes (present=false if absent).
+func (v *fbv) field(t fbt, slot, size int) (p int, present, ok bool) {
+	o := 4 + 2*slot
+	if o+2 > t.vtLen {
+		return 0, false, true
+	}
+	fo := v.u16(t.vt + o)
+	if fo == 0 {
+		return 0, false, true
+	}
+	p = t.pos + fo
+	return p, true, v.in(p, size)
+}
+
+// ref follows an offset field (table, vector or string).
+func (v *fbv) ref(t fbt, slot int) (int, bool, bool) {
+	p, present, ok := v.field(t, slot, 4)
+	if !present || !ok {
+		return 0, present, ok
+	}
+	target := int64(p) + v.u32(p)
+	if target >= int64(len(v.b)) {
+		return 0, true, false
+	}
+	return int(target), true, true
+}
+
+// vector returns the start and length of a vector field with elements of size bytes.
+func (v *fbv) vector(t fbt, slot, size int) (start, n int, present, ok bool) {
+	p, present, ok := v.ref(t, slot)
+	if !present || !ok {
+		return 0, 0, present, ok
+	}
+	if !v.in(p, 4) {
+		return 0, 0, true, false
+	}
+	n64 := v.u32(p)
+	if n64*int64(size) > int64(len(v.b)-p-4) {
+		return 0, 0, true, false
+	}
+	return p + 4, int(n64), true, true
+}
+
+func (v *fbv) subTable(t fbt, slot int) (fbt, bool, bool) {
+	p, present, ok := v.ref(t, slot)
+	if !present || !ok {
+		return fbt{}, present, ok
+	}
+	st, ok := v.table(p)
+	return st, true, ok
+}
+
+// tables calls fn for each table of a vector of tables.
+func (v *fbv) tables(t fbt, slot int, fn func(fbt) bool) bool {
+	start, n, present, ok := v.vector(t, slot, 4)
+	if !present || !ok {
+		return ok
+	}
+	for i := 0; i < n; i++ {
+		ep := start + 4*i
+		target := int64(ep) + v.u32(ep)
+		if target >= int64(len(v.b)) {
+			return false
+		}
+		et, ok := v.table(int(target))
+		if !ok || !fn(et) {
+			return false
+		}
+	}
+	return true
+}
+
+func (v *fbv) str(t fbt, slot int) bool {
+	_, _, _, ok := v.vector(t, slot, 1)
+	return ok
+}
+
+func (v *fbv) optTable(t fbt, slot int) bool {
+	_, _, ok := v.subTable(t, slot)
+	return ok
+}
+
+func (v *fbv) keyValues(t fbt, slot int) bool {
+	return v.tables(t, slot, func(kv fbt) bool { return v.str(kv, 0) && v.str(kv, 1) })
+}
+
+const (
+	fbTypeTimestamp = 10
+	fbTypeUnion     = 14
+
+	fbHeaderSchema     = 1
+	fbHeaderDictionary = 2
+	fbHeaderRecord     = 3
+
+	maxFieldDepth = 64
+)
+
+func (v *fbv) schema(t fbt) bool {
+	if _, _, ok := v.field(t, 0, 2); !ok {
+		return false
+	}
+	if !v.tables(t, 1, func(f fbt) bool { return v.fieldDef(f, 1) }) {
+		return false
+	}
+	_, _, _, ok := v.vector(t, 3, 8)
+	return ok && v.keyValues(t, 2)
+}
+
+func (v *fbv) fieldDef(t fbt, depth int) bool {
+	if depth > maxFieldDepth || !v.str(t, 0) {
+		return false
+	}
+	if _, _, ok := v.field(t, 1, 1); !ok { // nullable
+		return false
+	}
+	typ := 0
+	if p, present, ok := v.field(t, 2, 1); !ok {
+		return false
+	} else if present {
+		typ = int(v.b[p])
+	}
+	tt, present, ok := v.subTable(t, 3)
+	if !ok {
+		return false
+	}
+	if present {
+		switch typ {
+		case fbTypeTimestamp:
+			if !v.str(tt, 1) {
+				return false
+			}
+		case fbTypeUnion:
+			if _, _, _, ok := v.vector(tt, 1, 4); !ok {
+				return false
+			}
+		}
+	}
+	dict, present, ok := v.subTable(t, 4)
+	if !ok || (present && !v.optTable(dict, 1)) {
+		return false
+	}
+	return v.tables(t, 5, func(c fbt) bool { return v.fieldDef(c, depth+1) }) && v.keyValues(t, 6)
+}
+
+// recordBatch checks a RecordBatch table whose body has bodyLen bytes.
+func (v *fbv) recordBatch(t fbt, bodyLen int64) bool {
+	p, present, ok := v.field(t, 0, 8)
+	if !ok || (present && v.i64(p) < 0) {
+		return false
+	}
+	start, n, _, ok := v.vector(t, 1, 16) // FieldNode{length, null_count}
+	if !ok {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		if v.i64(start+16*i) < 0 || v.i64(start+16*i+8) < 0 {
+			return false
+		}
+	}
+	start, nbuf, _, ok := v.vector(t, 2, 16) // Buffer{offset, length}
+	if !ok {
+		return false
+	}
+	for i := 0; i < nbuf; i++ {
+		off, l := v.i64(start+16*i), v.i64(start+16*i+8)
+		if off < 0 || l < 0 || off > bodyLen || l > bodyLen-off {
+			return false
+		}
+	}
+	if !v.optTable(t, 3) {
+		return false
+	}
+	start, n, _, ok = v.vector(t, 4, 8) // variadicBufferCounts
+	if !ok {
+		return false
+	}
+	for i := 0; i < n; i++ {
+		if c := v.i64(start + 8*i); c < 0 || c > int64(nbuf) {
+			return false
+		}
+	}
+	return true
+}
+
+// verifyMessage checks the flatbuffer of an IPC message and returns its body length, which
+// must not exceed maxBody.
+func verifyMessage(meta []byte, maxBody int64) (int64, error) {
+	v := &fbv{b: meta, budget: len(meta)/4 + 8}
+	if !v.in(0, 4) {
+		return 0, fmt.Errorf("%w: message too short", errBadMetadata)
+	}
+	t, ok := v.table(int(v.u32(0)))
+	if !ok {
+		return 0, fmt.Errorf("%w: message table", errBadMetadata)
+	}
+	var bodyLen int64
+	if p, present, ok := v.field(t, 3, 8); !ok {
+		return 0, fmt.Errorf("%w: body length", errBadMetadata)
+	} else if present {
+		bodyLen = v.i64(p)
+	}
+	if bodyLen < 0 || bodyLen > maxBody {
+		return 0, fmt.Errorf("%w: body of %d bytes exceeds the %d bytes left in the file", errBadMetadata, bodyLen, maxBody)
+	}
+	typ := 0
+	if p, present, ok := v.field(t, 1, 1); !ok {
+		return 0, fmt.Errorf("%w: header type", errBadMetadata)
+	} else if present {
+		typ = int(v.b[p])
+	}
+	if _, _, ok := v.field(t, 0, 2); !ok || !v.keyValues(t, 4) {
+		return 0, fmt.Errorf("%w: message fields", errBadMetadata)
+	}
+	h, present, ok := v.subTable(t, 2)
+	if !ok || !present {
+		return 0, fmt.Errorf("%w: message header", errBadMetadata)
+	}
+	switch typ {
+	case fbHeaderSchema:
+		ok = v.schema(h)
+	case fbHeaderRecord:
+		ok = v.recordBatch(h, bodyLen)
+	case fbHeaderDictionary:
+		var rb fbt
+		if _, _, ok = v.field(h, 0, 8); ok {
+			if _, _, ok = v.field(h, 2, 1); ok {
+				rb, present, ok = v.subTable(h, 1)
+				ok = ok && present && v.recordBatch(rb, bodyLen)
+			}
+		}
+	default:
+		return 0, fmt.Errorf("%w: unsupported message type %d", errBadMetadata, typ)
+	}
+	if !ok {
+		return 0, fmt.Errorf("%w: message header", errBadMetadata)
+	}
+	return bodyLen, nil
+}
+
+// ipcBlock is a message's position in an Arrow IPC file.
+type ipcBlock struct {
+	offset int64
+	meta   int64
+	body   int64
+}
+
+// verifyFooter checks the footer flatbuffer of an Arrow IPC file of fileSize bytes and
+// returns its dictionary and record batch blocks.
+func verifyFooter(footer []byte, fileSize int64) (dicts, records []ipcBlock, err error) {
+	v := &fbv{b: footer, budget: len(footer)/4 + 8}
+	if !v.in(0, 4) {
+		return nil, nil, fmt.Errorf("%w: footer too short", errBadMetadata)
+	}
+	t, ok := v.table(int(v.u32(0)))
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: footer table", errBadMetadata)
+	}
+	if _, _, ok := v.field(t, 0, 2); !ok {
+		return nil, nil, fmt.Errorf("%w: footer version", errBadMetadata)
+	}
+	s, present, ok := v.subTable(t, 1)
+	if !ok || !present || !v.schema(s) {
+		return nil, nil, fmt.Errorf("%w: schema", errBadMetadata)
+	}
+	if !v.keyValues(t, 4) {
+		return nil, nil, fmt.Errorf("%w: footer metadata", errBadMetadata)
+	}
+	blocks := func(slot int) ([]ipcBlock, bool) {
+		start, n, _, ok := v.vector(t, slot, 24)
+		if !ok {
+			return nil, false
+		}
+		out := make([]ipcBlock, n)
+		for i := range out {
+			p := start + 24*i
+			b := ipcBlock{offset: v.i64(p), meta: int64(int32(binary.LittleEndian.Uint32(v.b[p+8:]))), body: v.i64(p + 16)}
+			if b.offset < 0 || b.meta < 8 || b.body < 0 || b.offset > fileSize || b.meta > fileSize-b.offset || b.body > fileSize-b.offset-b.meta {
+				return nil, false
+			}
+			out[i] = b
+		}
+		return out, true
+	}
+	if dicts, ok = blocks(2); !ok {
+		return nil, nil, fmt.Errorf("%w: dictionary blocks", errBadMetadata)
+	}
+	if records, ok = blocks(3); !ok {
+		return nil, nil, fmt.Errorf("%w: record batch blocks", errBadMetadata)
+	}
+	return dicts, records, nil
+}
+
+// readFooter reads and verifies the footer of the Arrow IPC file r of size bytes.
+func readFooter(r io.ReaderAt, size int64) (dicts, records []ipcBlock, footerLen int64, err error) {
+	const magic = "ARROW1"
+	tail := make([]byte, 10)
+	if size < 2*int64(len(magic))+4 {
+		return nil, nil, 0, fmt.Errorf("%w: file too small (%d bytes)", errBadMetadata, size)
+	}
+	if _, err := r.ReadAt(tail, size-10); err != nil {
+		return nil, nil, 0, err
+	}
+	if string(tail[4:]) != magic {
+		return nil, nil, 0, fmt.Errorf("%w: not an Arrow IPC file (no trailing magic)", errBadMetadata)
+	}
+	n := int64(binary.LittleEndian.Uint32(tail))
+	if n <= 0 || n > size-10-int64(len(magic)) {
+		return nil, nil, 0, fmt.Errorf("%w: footer length %d", errBadMetadata, n)
+	}
+	footer := make([]byte, n)
+	if _, err := r.ReadAt(footer, size-10-n); err != nil {
+		return nil, nil, 0, err
+	}
+	dicts, records, err = verifyFooter(footer, size)
+	return dicts, records, n, err
+}
+
+// safeMessageReader reads the messages of an Arrow IPC stream like arrow's own reader, but
+// verifies each message's lengths and metadata against the bytes left in the file before
+// allocating anything.
+type safeMessageReader struct {
+	r    io.Reader
+	left int64 // bytes of the file not read yet
+	mem  memory.Allocator
+	msg  *ipc.Message
+	refs int64
+}
+
+func newSafeMessageReader(r io.Reader, size int64, mem memory.Allocator) *safeMessageReader {
+	return &safeMessageReader{r: r, left: size, mem: mem, refs: 1}
+}
+
+func (m *safeMessageReader) Retain() { m.refs++ }
+
+func (m *safeMessageReader) Release() {
+	m.refs--
+	if m.refs == 0 && m.msg != nil {
+		m.msg.Release()
+		m.msg = nil
+	}
+}
+
+func (m *safeMessageReader) read(p []byte) error {
+	if int64(len(p)) > m.left {
+		return fmt.Errorf("%w: %d bytes needed, %d left in the file", io.ErrUnexpectedEOF, len(p), m.left)
+	}
+	n, err := io.ReadFull(m.r, p)
+	m.left -= int64(n)
+	return err
+}
+
+func (m *safeMessageReader) Message() (*ipc.Message, error) {
+	if m.msg != nil {
+		m.msg.Release()
+		m.msg = nil
+	}
+	var buf [4]byte
+	if m.left == 0 {
+		return nil, io.EOF // a stream without its end-of-stream marker
+	}
+	if err := m.read(buf[:]); err != nil {
+		return nil, fmt.Errorf("arrow/ipc: could not read continuation indicator: %w", unexpected(err))
+	}
+	msgLen := int64(binary.LittleEndian.Uint32(buf[:]))
+	switch msgLen {
+	case 0:
+		return nil, io.EOF
+	case 0xFFFFFFFF:
+		if err := m.read(buf[:]); err != nil {
+			return nil, fmt.Errorf("arrow/ipc: could not read message length: %w", unexpected(err))
+		}
+		msgLen = int64(int32(binary.LittleEndian.Uint32(buf[:])))
+		if msgLen == 0 {
+			return nil, io.EOF
+		}
+	default:
+		msgLen = int64(int32(msgLen)) // pre-0.15 streams: no continuation token
+	}
+	if msgLen < 0 || msgLen > m.left {
+		return nil, fmt.Errorf("%w: message length %d with %d bytes left in the file", errBadMetadata, msgLen, m.left)
+	}
+	meta := make([]byte, msgLen)
+	if err := m.read(meta); err != nil {
+		return nil, fmt.Errorf("arrow/ipc: could not read message metadata: %w", unexpected(err))
+	}
+	bodyLen, err := verifyMessage(meta, m.left)
+	if err != nil {
+		return nil, err
+	}
+	if bodyLen > math.MaxInt32*int64(64) {
+		return nil, fmt.Errorf("%w: message body of %d bytes", errBadMetadata, bodyLen)
+	}
+	body := memory.NewResizableBuffer(m.mem)
+	defer body.Release()
+	body.Resize(int(bodyLen))
+	if err := m.read(body.Bytes()); err != nil {
+		return nil, fmt.Errorf("arrow/ipc: could not read message body: %w", unexpected(err))
+	}
+	mb := memory.NewBufferBytes(meta)
+	m.msg = ipc.NewMessage(mb, body)
+	mb.Release()
+	return m.msg, nil
+}
+
+// unexpected turns io.EOF in the middle of a message into io.ErrUnexpectedEOF.
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

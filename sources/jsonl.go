@@ -1,0 +1,270 @@
+package sources
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// jsonlChunk is the size of the buffers lines are read into. A buffer handed out (through
+// the lines of a batch) is never written again: a new one is started when it is full.
+const jsonlChunk = 1 << 20
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// jsonlReader reads the records of one JSON Lines file (optionally gzip-compressed).
+type jsonlReader struct {
+	fi  fileInfo
+	f   *os.File
+	cnt *countReader
+	r   io.Reader
+	gz  *gzip.Reader
+
+	chunk   []byte // len == cap
+	start   int    // first byte of the next line
+	scanned int    // chunk[start:scanned] holds no '\n'
+	end     int    // end of the data read so far
+	eof     bool
+
+	line int64 // 0-based index of the next physical line
+	dec  *jsonDecoder
+	max  int
+
+	peek       jline // looked-ahead line, when hasPeek
+	hasPeek    bool
+	pendingErr error // found while looking ahead; returned by the next fill
+}
+
+func openJSONL(fi fileInfo, s *fileSource) (fileReader, error) {
+	f, err := os.Open(fi.path)
+	if err != nil {
+		return nil, fmt.Errorf("sources: %w", err)
+	}
+	r := &jsonlReader{fi: fi, f: f, cnt: &countReader{r: f}, dec: newJSONDecoder(s.fields), max: s.maxRecord}
+	br := bufio.NewReaderSize(r.cnt, 64<<10)
+	magic, _ := br.Peek(2)
+	if strings.HasSuffix(strings.ToLower(fi.path), ".gz") || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, fileError(fi.path, "gzip header", fmt.Errorf("%w: %w", ErrCorrupt, err))
+		}
+		r.gz, r.r = gz, gz
+	} else {
+		r.r = br
+	}
+	return r, nil
+}
+
+func (r *jsonlReader) bytesRead() int64 { return r.cnt.n }
+
+func (r *jsonlReader) close() error {
+	if r.f == nil {
+		return nil
+	}
+	err := r.f.Close()
+	r.f = nil
+	return err
+}
+
+// tooLargeError is the error of a record larger than maxRecordBytes.
+func tooLargeError(size int64, limit int) *core.RecordError {
+	return &core.RecordError{Reason: "record too large", Detail: fmt.Sprintf("record of %d bytes exceeds the limit of %d bytes", size, limit)}
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// jline is a non-blank line of a JSON Lines file.
+type jline struct {
+	b        []byte
+	row      int64
+	tooLarge bool
+	size     int64
+}
+
+// nextRecordLine returns the next non-blank line.
+func (r *jsonlReader) nextRecordLine() (jline, error) {
+	if r.hasPeek {
+		r.hasPeek = false
+		return r.peek, nil
+	}
+	for {
+		line, tooLarge, size, err := r.nextLine()
+		if err == io.EOF {
+			return jline{}, io.EOF
+		}
+		if err != nil {
+			if r.gz != nil {
+				err = fmt.Errorf("%w: gzip: %w", ErrCorrupt, err)
+			}
+			return jline{}, fileError(r.fi.path, fmt.Sprintf("line %d", r.line+1), err)
+		}
+		row := r.line
+		r.line++
+		if tooLarge {
+			return jline{row: row, tooLarge: true, size: size}, nil
+		}
+		if row == 0 {
+			line = bytes.TrimPrefix(line, utf8BOM)
+		}
+		if isBlank(line) {
+			continue
+		}
+		if line[len(line)-1] == '\r' {
+			line = line[:len(line)-1]
+		}
+		return jline{b: line, row: row}, nil
+	}
+}
+
+func (r *jsonlReader) fill(b *batchBuilder, n int) error {
+	if r.pendingErr != nil {
+		return r.pendingErr
+	}
+	for added := 0; added < n; added++ {
+		l, err := r.nextRecordLine()
+		if err != nil {
+			return err
+		}
+		rec := b.add(l.row, n)
+		if l.tooLarge {
+			rec.Err = tooLargeError(l.size, r.max)
+			continue
+		}
+		rec.Raw = l.b[:len(l.b):len(l.b)]
+		if _, rerr := r.dec.decode(l.b, rec.Values, &b.ar); rerr != nil {
+			rec.Err = rerr
+		}
+	}
+	// Look ahead, so that the last batch of a file is known as such (it then covers the
+	// rest of the file's bytes). An error surfaces on the next call.
+	l, err := r.nextRecordLine()
+	switch {
+	case err == io.EOF:
+		return io.EOF
+	case err != nil:
+		r.pendingErr = err
+	default:
+		r.peek, r.hasPeek = l, true
+	}
+	return nil
+}
+
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// nextLine returns the next line without its '\n'. A line longer than r.max (when > 0) is
+// skipped without being buffered and reported as tooLarge with its size.
+func (r *jsonlReader) nextLine() (line []byte, tooLarge bool, size int64, err error) {
+	for {
+		if i := bytes.IndexByte(r.chunk[r.scanned:r.end], '\n'); i >= 0 {
+			nl := r.scanned + i
+			line = r.chunk[r.start:nl]
+			r.start, r.scanned = nl+1, nl+1
+			if r.max > 0 && len(line) > r.max {
+				return nil, true, int64(len(line)), nil
+			}
+			return line, false, 0, nil
+		}
+		r.scanned = r.end
+		if r.eof {
+			if r.start < r.end {
+				line = r.chunk[r.start:r.end]
+				r.start = r.end
+				if r.max > 0 && len(line) > r.max {
+					return nil, true, int64(len(line)), nil
+				}
+				return line, false, 0, nil
+			}
+			return nil, false, 0, io.EOF
+		}
+		if r.max > 0 && r.end-r.start > r.max {
+			return r.discardLine()
+		}
+		if r.end == len(r.chunk) {
+			r.grow()
+		}
+		n, err := r.r.Read(r.chunk[r.end:])
+		r.end += n
+		if err == io.EOF {
+			r.eof = true
+		} else if err != nil {
+			return nil, false, 0, err
+		}
+	}
+}
+
+// grow moves the partial line at the end of the chunk to a new chunk. The old chunk is left
+// untouched: lines already handed out alias it.
+func (r *jsonlReader) grow() {
+	need := r.end - r.start
+	size := jsonlChunk
+	for size < 2*need {
+		size *= 2
+	}
+	nb := make([]byte, size)
+	copy(nb, r.chunk[r.start:r.end])
+	r.scanned -= r.start
+	r.end -= r.start
+	r.start = 0
+	r.chunk = nb
+}
+
+// discardLine skips the rest of an over-long line. Only bytes of that line (which nobody
+// references) are overwritten.
+func (r *jsonlReader) discardLine() ([]byte, bool, int64, error) {
+	size := int64(r.end - r.start)
+	for {
+		if len(r.chunk)-r.start < 4096 {
+			r.chunk = make([]byte, jsonlChunk)
+			r.start = 0
+		}
+		n, err := r.r.Read(r.chunk[r.start:])
+		if i := bytes.IndexByte(r.chunk[r.start:r.start+n], '\n'); i >= 0 {
+			size += int64(i)
+			r.end = r.start + n
+			r.start += i + 1
+			r.scanned = r.start
+			if err == io.EOF {
+				r.eof = true
+			} else if err != nil {
+				return nil, false, 0, err
+			}
+			return nil, true, size, nil
+		}
+		size += int64(n)
+		r.end, r.scanned = r.start, r.start
+		if errors.Is(err, io.EOF) {
+			r.eof = true
+			return nil, true, size, nil
+		}
+		if err != nil {
+			return nil, false, 0, err
+		}
+	}
+}
