@@ -1,0 +1,355 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/evalstream/evalstream/config"
+	"github.com/evalstream/evalstream/metrics"
+	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/sinks"
+	"github.com/evalstream/evalstream/sources"
+)
+
+func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("score", stderr)
+	var metricSpecs, sliceBy stringList
+	fs.Var(&metricSpecs, "metric", "TYPE[:opt=val,...] (repeatable), e.g. bleu:tokenize=intl,ngram=4")
+	pred := fs.String("prediction", "", "prediction field (default: each metric's default, `prediction`)")
+	refs := fs.String("references", "", "references field (default `references`)")
+	label := fs.String("label", "", "label field (default `label`)")
+	format := fs.String("format", "table", "output: table|json")
+	workers := fs.Int("workers", 0, "worker goroutines (0 = one per CPU)")
+	batch := fs.Int("batch-size", config.DefaultBatchSize, "records per batch")
+	inFormat := fs.String("input-format", "auto", "auto|jsonl|arrow|arrows|parquet")
+	onError := fs.String("on-error", "fail", "bad records: fail|skip")
+	fs.Var(&sliceBy, "slice-by", "also report every metric per value of this field (repeatable)")
+	savePath := fs.String("save-state", "", "also write the reduced metric states to this file")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageErr("score needs at least one INPUT file, glob or directory")
+	}
+	if len(metricSpecs) == 0 {
+		return usageErr("score needs at least one --metric TYPE[:opt=val,...] (see evalstream list)")
+	}
+	if *format != "table" && *format != "json" {
+		return usageErr("--format must be table or json, got %q", *format)
+	}
+	cfg := &config.Config{
+		Source:   config.Source{Type: "file", Path: fs.Arg(0), Format: *inFormat},
+		Pipeline: config.Pipeline{Workers: *workers, BatchSize: *batch, OnError: *onError},
+		SliceBy:  sliceBy,
+		Sinks:    []config.Sink{{Type: "stdout"}},
+	}
+	names := map[string]int{}
+	for _, spec := range metricSpecs {
+		entry, err := parseMetricFlag(spec)
+		if err != nil {
+			return usageErr("--metric %q: %v", spec, err)
+		}
+		if err := applyFieldFlags(entry, *pred, *refs, *label); err != nil {
+			return usageErr("--metric %q: %v", spec, err)
+		}
+		name := entry["name"].(string)
+		if n := names[name]; n > 0 {
+			if _, explicit := entry["explicit_name"]; !explicit {
+				entry["name"] = fmt.Sprintf("%s_%d", name, n+1)
+			}
+		}
+		delete(entry, "explicit_name")
+		names[name]++
+		cfg.Metrics = append(cfg.Metrics, entry)
+	}
+	cfg.ApplyDefaults()
+	j, err := buildJob(cfg)
+	if err != nil {
+		return err
+	}
+	var files []string
+	for _, in := range fs.Args() {
+		fl, err := sources.Expand(sources.FileConfig{Path: in, Format: *inFormat})
+		if err != nil {
+			return runtimeErr(err)
+		}
+		files = append(files, fl...)
+	}
+	src := &chainSource{open: func(i int) (pipeline.Source, error) {
+		return sources.OpenFiles(sources.FileConfig{Path: files[i], Format: *inFormat}, j.plan.Fields, *batch, cfg.Source.MaxRecordBytes)
+	}, n: len(files)}
+	defer src.Close()
+	acc, err := j.fold(ctx, src, stderr)
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		j.cfg.Sinks = nil
+		if err := j.emit(ctx, acc, stdout, *savePath); err != nil {
+			return err
+		}
+		b, err := sinks.IndentedJSON(acc.Results())
+		if err != nil {
+			return runtimeErr(err)
+		}
+		_, err = stdout.Write(b)
+		return err
+	}
+	return j.emit(ctx, acc, stdout, *savePath)
+}
+
+// parseMetricFlag parses TYPE[:opt=val,...]. Values in brackets may contain commas
+// (weights=[0.5,0.5]).
+func parseMetricFlag(spec string) (map[string]any, error) {
+	typ, opts, _ := strings.Cut(spec, ":")
+	if typ == "" {
+		return nil, errors.New("missing metric type")
+	}
+	entry := map[string]any{"type": typ, "name": typ}
+	depth := 0
+	start := 0
+	var parts []string
+	for i, r := range opts {
+		switch r {
+		case '[':
+			depth++
+		case ']':
+			depth--
+		case ',':
+			if depth == 0 {
+				parts = append(parts, opts[start:i])
+				start = i + 1
+			}
+		}
+	}
+	if opts != "" {
+		parts = append(parts, opts[start:])
+	}
+	for _, p := range parts {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("option %q: want key=value", p)
+		}
+		if k == "type" {
+			return nil, errors.New("the type goes before the colon")
+		}
+		if k == "name" {
+			entry["explicit_name"] = true
+		}
+		entry[k] = v
+	}
+	return entry, nil
+}
+
+// applyFieldFlags sets the --prediction/--references/--label field names on the metric's
+// roles that exist.
+func applyFieldFlags(entry map[string]any, pred, refs, label string) error {
+	probe := map[string]any{}
+	for k, v := range entry {
+		if k != "explicit_name" {
+			probe[k] = v
+		}
+	}
+	m, err := metrics.New(probe)
+	if err != nil {
+		return nil // reported with every other problem by buildJob
+	}
+	for _, r := range m.Roles() {
+		if _, set := entry[r.Name]; set {
+			continue
+		}
+		switch {
+		case r.Name == "prediction" && pred != "":
+			entry[r.Name] = pred
+		case r.Name == "references" && refs != "":
+			entry[r.Name] = refs
+		case r.Name == "label" && label != "":
+			entry[r.Name] = label
+		}
+	}
+	return nil
+}
+
+// chainSource reads several sources one after the other, keeping Seq globally increasing.
+type chainSource struct {
+	open func(i int) (pipeline.Source, error)
+	n    int
+	i    int
+	cur  pipeline.Source
+}
+
+func (c *chainSource) Next(ctx context.Context) (*pipeline.Batch, error) {
+	for {
+		if c.cur == nil {
+			if c.i >= c.n {
+				return nil, io.EOF
+			}
+			s, err := c.open(c.i)
+			if err != nil {
+				return nil, err
+			}
+			c.cur = s
+		}
+		b, err := c.cur.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			if err := c.cur.Close(); err != nil {
+				return nil, err
+			}
+			c.cur = nil
+			c.i++
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for k := range b.Records {
+			b.Records[k].Seq += uint64(c.i) << 48
+		}
+		return b, nil
+	}
+}
+
+func (c *chainSource) Close() error {
+	if c.cur != nil {
+		return c.cur.Close()
+	}
+	return nil
+}
+
+func cmdMerge(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("merge", stderr)
+	out := fs.String("o", "", "output state file")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *out == "" || fs.NArg() == 0 {
+		return usageErr("merge needs -o OUT.state and at least one STATE file")
+	}
+	acc, err := mergeStateFiles(fs.Args())
+	if err != nil {
+		return err
+	}
+	b, err := pipeline.EncodeState(acc)
+	if err != nil {
+		return runtimeErr(err)
+	}
+	if err := sinks.WriteFileAtomic(*out, b); err != nil {
+		return runtimeErr(err)
+	}
+	fmt.Fprintf(stdout, "merged %d states (%d records) into %s\n", fs.NArg(), acc.Records, *out)
+	return nil
+}
+
+func mergeStateFiles(paths []string) (*pipeline.Accumulator, error) {
+	var acc *pipeline.Accumulator
+	for _, p := range paths {
+		a, err := pipeline.ReadStateFile(p)
+		if err != nil {
+			return nil, runtimeErr(err)
+		}
+		if acc == nil {
+			acc = a
+			continue
+		}
+		if err := acc.Merge(a); err != nil {
+			return nil, runtimeErr(fmt.Errorf("%s: %w", p, err))
+		}
+	}
+	return acc, nil
+}
+
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("report", stderr)
+	format := fs.String("format", "table", "output: table|json")
+	fromKafka := fs.String("from-kafka", "", "merge every partition's latest snapshot in this Kafka state topic")
+	brokers := fs.String("brokers", "", "Kafka brokers (comma-separated) for --from-kafka")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *format != "table" && *format != "json" {
+		return usageErr("--format must be table or json, got %q", *format)
+	}
+	var acc *pipeline.Accumulator
+	var err error
+	switch {
+	case *fromKafka != "":
+		if *brokers == "" {
+			return usageErr("--from-kafka needs --brokers")
+		}
+		if fs.NArg() > 0 {
+			return usageErr("give either --from-kafka or STATE files, not both")
+		}
+		acc, err = reportFromKafka(ctx, strings.Split(*brokers, ","), *fromKafka)
+	case fs.NArg() == 0:
+		return usageErr("report needs STATE files or --from-kafka")
+	default:
+		acc, err = mergeStateFiles(fs.Args())
+	}
+	if err != nil {
+		return err
+	}
+	res := acc.Results()
+	if *format == "json" {
+		b, err := sinks.IndentedJSON(res)
+		if err != nil {
+			return runtimeErr(err)
+		}
+		_, err = stdout.Write(b)
+		return err
+	}
+	return (&sinks.Table{W: stdout}).Write(ctx, res)
+}
+
+func cmdList(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("list", stderr)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("Metric types (option defaults in brackets; `compat` picks a preset, the first is the default).\n")
+	b.WriteString("Every metric also takes `name` and, per input role, the record field it reads.\n\n")
+	for _, d := range metrics.Docs() {
+		fmt.Fprintf(&b, "%s\n", d.Type)
+		fmt.Fprintf(&b, "  value:    %s\n", d.Value)
+		fmt.Fprintf(&b, "  compat:   %s\n", strings.Join(d.Presets, " | "))
+		m, err := metrics.New(map[string]any{"type": d.Type})
+		if err == nil {
+			for i, r := range m.Roles() {
+				req := "optional"
+				if r.Required {
+					req = "required"
+				}
+				var kinds []string
+				for _, k := range r.Accepts {
+					kinds = append(kinds, k.String())
+				}
+				fmt.Fprintf(&b, "  input:    %-12s field [%s], %s, accepts %s\n", r.Name, m.Fields[i], req, strings.Join(kinds, " | "))
+			}
+		}
+		for _, o := range d.Options {
+			fmt.Fprintf(&b, "  option:   %-16s [%s] %s\n", o.Name, o.Default, o.Help)
+		}
+		for _, inv := range d.Invalid {
+			fmt.Fprintf(&b, "  rejects:  %s\n", inv)
+		}
+		if d.Memory != "" {
+			fmt.Fprintf(&b, "  memory:   %s\n", d.Memory)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString(`Input shapes (JSON value / Arrow type):
+  text prediction     string (tokenized by the metric) | list<string> (tokens, never re-tokenized)
+  text references     list<string> (references) | string (one reference) | list<list<string>> (pre-tokenized)
+  class prediction    integer class id | list<float> scores (argmax, first maximum wins)
+  class label         integer class id | list<float> one-hot
+  regression          float | integer
+  perplexity          list<float> probabilities/logits (with label) | list<float> token log-probs (input: logprobs)
+
+Records rejected before any metric sees them: invalid json, invalid utf-8, record too large.
+`)
+	_, err := io.WriteString(stdout, b.String())
+	return err
+}

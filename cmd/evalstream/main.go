@@ -1,0 +1,104 @@
+// Command evalstream scores model outputs at scale: it reads records from files or Kafka,
+// folds them into mergeable metric states on a pool of workers, and writes the results.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is the evalstream release; it also enters state files and signatures.
+const version = "0.1.0"
+
+// exitError carries a process exit code: 1 runtime failure, 2 usage or config error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{2, fmt.Errorf(format, args...)}
+}
+
+func runtimeErr(err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &exitError{1, err}
+}
+
+const usage = `evalstream scores model outputs at scale.
+
+Usage:
+  evalstream run -c PIPELINE.yaml [--set key.path=value]... [--save-state PATH]
+  evalstream score [flags] INPUT...          ad-hoc scoring without a config (see: evalstream score -h)
+  evalstream merge -o OUT.state STATE...     merge partial states into one
+  evalstream report [--format table|json] STATE...
+  evalstream report --from-kafka STATE_TOPIC --brokers ADDR[,ADDR] [--format json]
+  evalstream validate -c PIPELINE.yaml       check a config; print every problem
+  evalstream list                            metric types, options, defaults, input shapes
+  evalstream bench [flags]                   measure throughput on a synthetic corpus or a file
+  evalstream version
+
+Exit codes: 0 success, 1 runtime failure, 2 usage or config error.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		code := 1
+		var ee *exitError
+		if errors.As(err, &ee) {
+			code = ee.code
+		}
+		if !errors.Is(err, errHelp) {
+			fmt.Fprintln(os.Stderr, "evalstream:", err)
+		}
+		os.Exit(code)
+	}
+}
+
+var errHelp = errors.New("help requested")
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return &exitError{2, errHelp}
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "run":
+		return cmdRun(ctx, rest, stdout, stderr)
+	case "score":
+		return cmdScore(ctx, rest, stdout, stderr)
+	case "merge":
+		return cmdMerge(rest, stdout, stderr)
+	case "report":
+		return cmdReport(ctx, rest, stdout, stderr)
+	case "validate":
+		return cmdValidate(rest, stdout, stderr)
+	case "list":
+		return cmdList(rest, stdout, stderr)
+	case "bench":
+		return cmdBench(ctx, rest, stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintf(stdout, "evalstream %s\n", version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return usageErr("unknown command %q", cmd)
+}

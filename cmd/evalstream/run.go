@@ -1,0 +1,346 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/evalstream/evalstream/config"
+	"github.com/evalstream/evalstream/metrics"
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/sinks"
+	"github.com/evalstream/evalstream/sources"
+)
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return &exitError{0, errHelp}
+		}
+		return &exitError{2, err}
+	}
+	return nil
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", stderr)
+	cfgPath := fs.String("c", "", "pipeline config file (YAML or JSON)")
+	fs.StringVar(cfgPath, "config", "", "same as -c")
+	savePath := fs.String("save-state", "", "also write the reduced metric states to this file (for merge/report)")
+	var sets stringList
+	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *cfgPath == "" || fs.NArg() > 0 {
+		return usageErr("run needs -c PIPELINE.yaml and no other arguments")
+	}
+	cfg, err := config.Load(*cfgPath, sets)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	j, err := buildJob(cfg)
+	if err != nil {
+		return err
+	}
+	return j.execute(ctx, stdout, stderr, *savePath)
+}
+
+func cmdValidate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("validate", stderr)
+	cfgPath := fs.String("c", "", "pipeline config file")
+	fs.StringVar(cfgPath, "config", "", "same as -c")
+	var sets stringList
+	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *cfgPath == "" {
+		return usageErr("validate needs -c PIPELINE.yaml")
+	}
+	cfg, err := config.Load(*cfgPath, sets)
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if _, err := buildJob(cfg); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: ok (%d metrics, %d sinks)\n", *cfgPath, len(cfg.Metrics), len(cfg.Sinks))
+	return nil
+}
+
+// job is a validated pipeline: config plus the metrics built from it.
+type job struct {
+	cfg  *config.Config
+	plan *pipeline.Plan
+}
+
+// buildJob validates the config and builds every metric, reporting every problem at once
+// (exit code 2).
+func buildJob(cfg *config.Config) (*job, error) {
+	var probs []string
+	if err := cfg.Validate(); err != nil {
+		var p config.Problems
+		if errors.As(err, &p) {
+			probs = append(probs, p...)
+		} else {
+			probs = append(probs, err.Error())
+		}
+	}
+	var ms []*metrics.Metric
+	for i, entry := range cfg.Metrics {
+		if _, ok := entry["type"]; !ok {
+			continue // reported by Validate
+		}
+		m, err := metrics.New(normalizeEntry(entry))
+		if err != nil {
+			if oe, ok := core.AsOptionError(err); ok {
+				for _, p := range oe.Problems {
+					probs = append(probs, fmt.Sprintf("metrics[%d].%s", i, p))
+				}
+			} else {
+				probs = append(probs, fmt.Sprintf("metrics[%d]: %v", i, err))
+			}
+			continue
+		}
+		ms = append(ms, m)
+	}
+	if len(probs) > 0 {
+		sort.Strings(probs)
+		return nil, usageErr("invalid config:\n  %s", strings.Join(probs, "\n  "))
+	}
+	var extra []string
+	if cfg.Window != nil && cfg.Window.Time == "event" {
+		extra = append(extra, cfg.Window.Field)
+	}
+	for _, s := range cfg.Sinks {
+		if s.Type == "examples" {
+			extra = append(extra, "id")
+		}
+	}
+	return &job{cfg: cfg, plan: pipeline.NewPlan(ms, cfg.SliceBy, extra...)}, nil
+}
+
+// normalizeEntry turns YAML scalars into strings for the name and type keys.
+func normalizeEntry(e map[string]any) map[string]any {
+	out := make(map[string]any, len(e))
+	for k, v := range e {
+		if (k == "type" || k == "name") && v != nil {
+			v = fmt.Sprint(v)
+		}
+		out[k] = v
+	}
+	return out
+}
+
+func (j *job) policy() pipeline.Policy {
+	p := j.cfg.Pipeline
+	n, f, isFrac, unlimited, _ := p.MaxBadLimit()
+	return pipeline.Policy{OnError: p.OnError, MaxBad: n, MaxBadFraction: f, IsFraction: isFrac, Unlimited: unlimited}
+}
+
+// configSignature identifies what a run computes (metric signatures, slices, source), for
+// the JSONL history.
+func (j *job) configSignature() string {
+	h := sha256.New()
+	for _, m := range j.plan.Metrics {
+		fmt.Fprintf(h, "%s=%s\n", m.Name, m.Signature())
+	}
+	fmt.Fprintf(h, "slice_by=%v\nsource=%s:%s%s%v\n", j.cfg.SliceBy, j.cfg.Source.Type, j.cfg.Source.Path, j.cfg.Source.Topic, j.cfg.Source.Topics)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func (j *job) sinks(stdout io.Writer) []pipeline.Sink {
+	var out []pipeline.Sink
+	for _, s := range j.cfg.Sinks {
+		switch s.Type {
+		case "stdout":
+			out = append(out, &sinks.Table{W: stdout})
+		case "json":
+			out = append(out, &sinks.JSON{Path: s.Path})
+		case "csv":
+			out = append(out, &sinks.CSV{Path: s.Path})
+		case "jsonl":
+			out = append(out, &sinks.JSONL{Path: s.Path, Signature: j.configSignature()})
+		}
+	}
+	return out
+}
+
+func (j *job) examplesPath() string {
+	for _, s := range j.cfg.Sinks {
+		if s.Type == "examples" {
+			return s.Path
+		}
+	}
+	return ""
+}
+
+func (j *job) openSource() (pipeline.Source, error) {
+	c := j.cfg
+	switch c.Source.Type {
+	case "file":
+		src, err := sources.OpenFiles(sources.FileConfig{Path: c.Source.Path, Format: c.Source.Format}, j.plan.Fields, c.Pipeline.BatchSize, c.Source.MaxRecordBytes)
+		if err != nil {
+			return nil, err
+		}
+		return src, nil
+	}
+	return nil, usageErr("source.type %q is not supported by this build", c.Source.Type)
+}
+
+// execute runs the job to the end of its input and writes the results.
+func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath string) error {
+	if j.cfg.Source.Type == "kafka" {
+		return j.executeKafka(ctx, stdout, stderr, savePath)
+	}
+	src, err := j.openSource()
+	if err != nil {
+		return runtimeErr(err)
+	}
+	defer src.Close()
+	acc, err := j.fold(ctx, src, stderr)
+	if err != nil {
+		return err
+	}
+	return j.emit(ctx, acc, stdout, savePath)
+}
+
+// fold runs the worker pool over src, with dead letters, per-record scores and progress.
+func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (*pipeline.Accumulator, error) {
+	deadPath := ""
+	if j.cfg.Pipeline.OnError == "dead_letter" {
+		deadPath = j.cfg.Pipeline.DeadLetter.Path
+	}
+	exPath := j.examplesPath()
+	var out *sinks.RecordFiles
+	if deadPath != "" || exPath != "" {
+		var names []string
+		for _, m := range j.plan.Metrics {
+			names = append(names, m.Name)
+		}
+		var err error
+		if out, err = sinks.NewRecordFiles(deadPath, exPath, names); err != nil {
+			return nil, runtimeErr(err)
+		}
+	}
+	progress := &pipeline.Progress{}
+	stopProgress := startProgress(stderr, progress, src)
+	rc := pipeline.Config{Plan: j.plan, Workers: j.cfg.Pipeline.Workers, Policy: j.policy(), Progress: progress, WantExamples: exPath != "", ExampleID: "id"}
+	if out != nil {
+		rc.Output = out
+	}
+	acc, err := pipeline.Run(ctx, src, rc)
+	stopProgress()
+	if err != nil {
+		if out != nil {
+			out.Abort()
+		}
+		if ctx.Err() != nil {
+			return nil, runtimeErr(fmt.Errorf("interrupted after %d records; no results written", progress.Records.Load()))
+		}
+		return nil, runtimeErr(err)
+	}
+	if out != nil {
+		if err := out.Commit(); err != nil {
+			return nil, runtimeErr(err)
+		}
+	}
+	return acc, nil
+}
+
+// emit writes the results to every sink and the state file.
+func (j *job) emit(ctx context.Context, acc *pipeline.Accumulator, stdout io.Writer, savePath string) error {
+	res := acc.Results()
+	if savePath != "" {
+		b, err := pipeline.EncodeState(acc)
+		if err != nil {
+			return runtimeErr(err)
+		}
+		if err := sinks.WriteFileAtomic(savePath, b); err != nil {
+			return runtimeErr(err)
+		}
+	}
+	for _, s := range j.sinks(stdout) {
+		if err := s.Write(ctx, res); err != nil {
+			return runtimeErr(err)
+		}
+		if err := s.Close(); err != nil {
+			return runtimeErr(err)
+		}
+	}
+	return nil
+}
+
+// startProgress prints a progress line on stderr once a run takes longer than a second,
+// only when stderr is a terminal. The returned function stops it and clears the line.
+func startProgress(stderr io.Writer, p *pipeline.Progress, src pipeline.Source) func() {
+	f, ok := stderr.(*os.File)
+	if !ok {
+		return func() {}
+	}
+	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		return func() {}
+	}
+	var total int64
+	if s, ok := src.(pipeline.Sizer); ok {
+		total = s.TotalBytes()
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		printed := false
+		for {
+			select {
+			case <-done:
+				if printed {
+					fmt.Fprint(f, "\r\033[K")
+				}
+				return
+			case now := <-t.C:
+				el := now.Sub(start)
+				if el < time.Second {
+					continue
+				}
+				recs := p.Records.Load()
+				line := fmt.Sprintf("\r%d records  %.0f rec/s  %d bad", recs, float64(recs)/el.Seconds(), p.Bad.Load())
+				if total > 0 {
+					frac := float64(p.Bytes.Load()) / float64(total)
+					line += fmt.Sprintf("  %.1f%%", 100*frac)
+					if frac > 0 {
+						eta := time.Duration(float64(el) * (1 - frac) / frac)
+						line += "  ETA " + eta.Round(time.Second).String()
+					}
+				}
+				fmt.Fprint(f, line+"\033[K")
+				printed = true
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
