@@ -380,3 +380,101 @@ func TestInterruptStopsWithoutResults(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "out/big.json"))
 	require.True(t, os.IsNotExist(err), "no misleading results file")
 }
+
+// TestEveryKindOfBadRecord mixes good records with one record of every rejection reason.
+func TestEveryKindOfBadRecord(t *testing.T) {
+	dir := t.TempDir()
+	good := map[string]any{"prediction": "the cat sat on the mat", "references": []any{"the cat sat on a mat"}, "scores": []any{0.2, 0.8}, "label": 1, "x": 0.5, "y": 1.0}
+	rec := func(change map[string]any) string {
+		r := map[string]any{}
+		for k, v := range good {
+			r[k] = v
+		}
+		for k, v := range change {
+			if v == nil {
+				delete(r, k)
+			} else {
+				r[k] = v
+			}
+		}
+		b, err := json.Marshal(r)
+		require.NoError(t, err)
+		return string(b)
+	}
+	good2 := rec(map[string]any{"prediction": "a dog", "label": 0, "x": 1.5, "y": 0.5})
+	bad := []struct{ line, reason string }{
+		{`{"prediction": "trunc`, "invalid json"},
+		{strings.Replace(rec(map[string]any{"prediction": "bad @"}), "@", "\xff", 1), "invalid utf-8"},
+		{rec(map[string]any{"prediction": strings.Repeat("x", 400)}), "record too large"},
+		{rec(map[string]any{"references": nil}), "missing field"},
+		{rec(map[string]any{"prediction": 5}), "wrong type"},
+		{rec(map[string]any{"references": []any{}}), "empty references"},
+		{rec(map[string]any{"label": 7}), "label out of range"},
+		{rec(map[string]any{"scores": []any{0.1, 0.2, 0.7}}), "ragged scores"},
+		{rec(map[string]any{"scores": []any{1.5, -0.5}}), "probability out of range"},
+		{strings.Replace(rec(map[string]any{"x": 12345.5}), "12345.5", "1e999", 1), "non-finite value"},
+	}
+	lines := []string{rec(nil)}
+	for _, b := range bad {
+		lines = append(lines, b.line)
+	}
+	lines = append(lines, good2)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "mixed.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "good.jsonl"), []byte(rec(nil)+"\n"+good2+"\n"), 0o644))
+	cfg := filepath.Join(dir, "c.yaml")
+	require.NoError(t, os.WriteFile(cfg, []byte(`
+source: {type: file, path: mixed.jsonl, max_record_bytes: 350}
+pipeline: {on_error: skip}
+metrics:
+  - {type: bleu}
+  - {type: confusion_matrix, prediction: scores, num_classes: 2}
+  - {type: perplexity, prediction: scores}
+  - {type: pearson, prediction: x, label: y}
+sinks: [{type: json, path: out/r.json}]
+`), 0o644))
+	type results struct {
+		Records int64            `json:"records"`
+		Skipped int64            `json:"skipped"`
+		Errors  map[string]int64 `json:"errors"`
+		Metrics json.RawMessage  `json:"metrics"`
+	}
+	read := func(p string) results {
+		var r results
+		b, err := os.ReadFile(filepath.Join(dir, p))
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(b, &r))
+		return r
+	}
+	for _, w := range []string{"1", "3"} {
+		r := run(t, dir, "run", "-c", cfg, "--set", "pipeline.workers="+w, "--set", "pipeline.batch_size=2")
+		require.Equal(t, 0, r.code, r.stderr)
+		got := read("out/r.json")
+		require.Equal(t, int64(2), got.Records)
+		require.Equal(t, int64(len(bad)), got.Skipped)
+		want := map[string]int64{}
+		for _, b := range bad {
+			want[b.reason]++
+		}
+		require.Equal(t, want, got.Errors)
+		r = run(t, dir, "run", "-c", cfg, "--set", "source.path=good.jsonl", "--set", "sinks[0].path=out/good.json")
+		require.Equal(t, 0, r.code, r.stderr)
+		require.JSONEq(t, string(read("out/good.json").Metrics), string(got.Metrics), "the metrics of the good records alone, bit for bit")
+	}
+
+	r := run(t, dir, "run", "-c", cfg, "--set", "pipeline.on_error=fail", "--set", "pipeline.workers=1")
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "bad record at mixed.jsonl:2: invalid json")
+
+	r = run(t, dir, "run", "-c", cfg, "--set", "pipeline.on_error=dead_letter", "--set", "pipeline.dead_letter.path=out/dead.jsonl", "--set", "pipeline.workers=2", "--set", "pipeline.batch_size=1")
+	require.Equal(t, 0, r.code, r.stderr)
+	b, err := os.ReadFile(filepath.Join(dir, "out/dead.jsonl"))
+	require.NoError(t, err)
+	dead := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Len(t, dead, len(bad), "every bad record exactly once")
+	for i, line := range dead {
+		var d map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &d))
+		require.Equal(t, bad[i].reason, d["reason"], line)
+		require.Equal(t, fmt.Sprintf("mixed.jsonl:%d", i+2), d["position"])
+	}
+}
