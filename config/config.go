@@ -92,7 +92,8 @@ type Sink struct {
 	Type string `yaml:"type" json:"type"`
 	// Path is the output file (json, csv, jsonl, examples).
 	Path string `yaml:"path" json:"path,omitempty"`
-	// Format of the examples sink: jsonl (the only format so far).
+	// Format of the examples sink: jsonl or parquet (default: parquet for a .parquet path,
+	// jsonl otherwise).
 	Format  string   `yaml:"format" json:"format,omitempty"`
 	Topic   string   `yaml:"topic" json:"topic,omitempty"`
 	Brokers []string `yaml:"brokers" json:"brokers,omitempty"`
@@ -359,7 +360,7 @@ func (c *Config) Validate() error {
 			}
 		}
 		if k.Type == "examples" && k.Format != "" {
-			oneOf(&p, path+".format", k.Format, "jsonl")
+			oneOf(&p, path+".format", k.Format, "jsonl", "parquet")
 		}
 	}
 	if w := c.Window; w != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -13,19 +14,20 @@ import (
 )
 
 // RecordFiles writes the per-record side outputs of a run: dead letters (rejected records
-// with payload, position and reason) and per-record sentence scores, each to a JSONL file.
+// with payload, position and reason) and per-record sentence scores, to JSONL (or Parquet) files.
 // Files appear only when Commit is called after a successful run. It implements
 // pipeline.Output and is used by one goroutine.
 type RecordFiles struct {
 	dead, rows   *AtomicFile
 	deadW, rowsW *bufio.Writer
+	rowsParquet  *examplesParquet
 	metrics      []string
-	fields       []string
 }
 
 // NewRecordFiles opens the outputs; an empty path disables that output. metricNames names
-// the scores of ExampleRows in plan order.
-func NewRecordFiles(deadPath, examplesPath string, metricNames []string) (*RecordFiles, error) {
+// the scores of ExampleRows in plan order. Scores go to Parquet when examplesPath ends in
+// .parquet (or format is "parquet"), to JSONL otherwise.
+func NewRecordFiles(deadPath, examplesPath, format string, metricNames []string) (*RecordFiles, error) {
 	rf := &RecordFiles{metrics: metricNames}
 	var err error
 	if deadPath != "" {
@@ -39,7 +41,14 @@ func NewRecordFiles(deadPath, examplesPath string, metricNames []string) (*Recor
 			rf.Abort()
 			return nil, err
 		}
-		rf.rowsW = bufio.NewWriterSize(rf.rows, 1<<16)
+		if format == "parquet" || (format == "" && strings.HasSuffix(examplesPath, ".parquet")) {
+			if rf.rowsParquet, err = newExamplesParquet(rf.rows, metricNames); err != nil {
+				rf.Abort()
+				return nil, err
+			}
+		} else {
+			rf.rowsW = bufio.NewWriterSize(rf.rows, 1<<16)
+		}
 	}
 	return rf, nil
 }
@@ -72,6 +81,9 @@ func (rf *RecordFiles) WriteBatch(_ context.Context, dead []pipeline.DeadLetter,
 				return fmt.Errorf("dead letters: %w", err)
 			}
 		}
+	}
+	if rf.rowsParquet != nil {
+		return rf.rowsParquet.write(rows)
 	}
 	if rf.rowsW != nil {
 		for _, r := range rows {
@@ -108,6 +120,13 @@ func writeLine(w *bufio.Writer, v any) error {
 
 // Commit flushes and moves the files into place.
 func (rf *RecordFiles) Commit() error {
+	if rf.rowsParquet != nil {
+		if err := rf.rowsParquet.close(); err != nil {
+			rf.Abort()
+			return err
+		}
+		rf.rowsW = bufio.NewWriter(rf.rows) // nothing buffered; lets the loop below commit
+	}
 	for _, p := range []struct {
 		f *AtomicFile
 		w *bufio.Writer

@@ -13,6 +13,7 @@ import (
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/sources"
 	"github.com/stretchr/testify/require"
 )
 
@@ -100,7 +101,7 @@ func TestAtomicWriteFailureLeavesNothing(t *testing.T) {
 
 func TestRecordFiles(t *testing.T) {
 	dir := t.TempDir()
-	rf, err := NewRecordFiles(filepath.Join(dir, "dead.jsonl"), filepath.Join(dir, "ex.jsonl"), []string{"bleu"})
+	rf, err := NewRecordFiles(filepath.Join(dir, "dead.jsonl"), filepath.Join(dir, "ex.jsonl"), "", []string{"bleu"})
 	require.NoError(t, err)
 	v := 0.5
 	require.NoError(t, rf.WriteBatch(context.Background(),
@@ -125,4 +126,29 @@ func TestRecordFiles(t *testing.T) {
 	b, err = os.ReadFile(filepath.Join(dir, "ex.jsonl"))
 	require.NoError(t, err)
 	require.JSONEq(t, `{"seq":4,"position":"a.jsonl:4","id":"x1","scores":{"bleu":0.5}}`, strings.TrimSpace(string(b)))
+}
+
+func TestExamplesParquet(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "ex.parquet")
+	rf, err := NewRecordFiles("", p, "", []string{"bleu", "chrf"})
+	require.NoError(t, err)
+	v := 0.25
+	var rows []pipeline.ExampleRow
+	for i := 0; i < 3; i++ {
+		rows = append(rows, pipeline.ExampleRow{Seq: uint64(i), Pos: pipeline.Position{File: "a.jsonl", Row: int64(i)}, Slice: "lang=de", Scores: []*float64{&v, nil}})
+	}
+	require.NoError(t, rf.WriteBatch(context.Background(), nil, rows))
+	require.NoError(t, rf.Commit())
+	src, err := sources.OpenFiles(sources.FileConfig{Path: p, Format: "auto"}, []string{"seq", "slice", "bleu", "chrf"}, 10, 0)
+	require.NoError(t, err)
+	defer src.Close()
+	batch, err := src.Next(context.Background())
+	require.NoError(t, err)
+	require.Len(t, batch.Records, 3)
+	r := batch.Records[2]
+	require.Equal(t, core.Value{Kind: core.Int, Int: 2}, r.Values[0])
+	require.Equal(t, "lang=de", r.Values[1].Str)
+	require.Equal(t, 0.25, r.Values[2].Float)
+	require.Equal(t, core.Null, r.Values[3].Kind)
 }

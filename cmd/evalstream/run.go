@@ -188,13 +188,13 @@ func (j *job) sinks(stdout io.Writer) []pipeline.Sink {
 	return out
 }
 
-func (j *job) examplesPath() string {
+func (j *job) examplesSink() (path, format string) {
 	for _, s := range j.cfg.Sinks {
 		if s.Type == "examples" {
-			return s.Path
+			return s.Path, s.Format
 		}
 	}
-	return ""
+	return "", ""
 }
 
 func (j *job) openSource() (pipeline.Source, error) {
@@ -233,7 +233,7 @@ func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (
 	if j.cfg.Pipeline.OnError == "dead_letter" {
 		deadPath = j.cfg.Pipeline.DeadLetter.Path
 	}
-	exPath := j.examplesPath()
+	exPath, exFormat := j.examplesSink()
 	var out *sinks.RecordFiles
 	if deadPath != "" || exPath != "" {
 		var names []string
@@ -241,7 +241,7 @@ func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (
 			names = append(names, m.Name)
 		}
 		var err error
-		if out, err = sinks.NewRecordFiles(deadPath, exPath, names); err != nil {
+		if out, err = sinks.NewRecordFiles(deadPath, exPath, exFormat, names); err != nil {
 			return nil, runtimeErr(err)
 		}
 	}
@@ -343,4 +343,10 @@ func startProgress(stderr io.Writer, p *pipeline.Progress, src pipeline.Source) 
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// examplesPath is the examples sink's path, or "".
+func (j *job) examplesPath() string {
+	p, _ := j.examplesSink()
+	return p
 }
