@@ -1,0 +1,543 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	kafkago "github.com/segmentio/kafka-go"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/evalstream/evalstream/pipeline"
+)
+
+// Processor is the accumulation state of one partition. The Consumer drives it from the
+// single goroutine that owns the partition; it need not be safe for concurrent use.
+type Processor interface {
+	// Process folds the records decoded from one message. An error stops the run (for
+	// example the bad-record policy says fail); the message is then not covered by any
+	// snapshot.
+	Process(recs []pipeline.Record, m *kafkago.Message) error
+	// Pending reports whether a checkpoint is due now (windows have closed).
+	Pending() bool
+	// Checkpoint returns what must become durable: the encoded state, the windows closed
+	// since the last Ack and the dead letters since the last Ack. It does not change the
+	// processor.
+	Checkpoint() (Checkpoint, error)
+	// Ack says the last Checkpoint is durable.
+	Ack()
+	// Close releases the processor: its partition is no longer owned.
+	Close()
+}
+
+// Checkpoint is the durable form of a partition's state.
+type Checkpoint struct {
+	State   []byte
+	Windows []WindowFinal
+	Dead    []pipeline.DeadLetter
+}
+
+// WindowFinal is a window's final state in one partition.
+type WindowFinal struct {
+	Start int64
+	State []byte
+}
+
+// NewProcessor creates the processor of a partition, restored from a snapshot payload, or
+// empty when state is nil.
+type NewProcessor func(tp TopicPartition, state []byte) (Processor, error)
+
+// DeadLetterWriter makes dead letters durable before the snapshot that covers them.
+type DeadLetterWriter func(ctx context.Context, dead []pipeline.DeadLetter) error
+
+// fatalError stops the run; other errors are retried.
+type fatalError struct{ err error }
+
+func (e *fatalError) Error() string { return e.err.Error() }
+func (e *fatalError) Unwrap() error { return e.err }
+
+// Consumer reads topics partition by partition, folds messages into per-partition
+// processors and snapshots them. Create it with New and call Run once.
+type Consumer struct {
+	cfg     Config
+	newProc NewProcessor
+	dead    DeadLetterWriter
+	adm     *admin
+
+	tps     []TopicPartition
+	targets map[TopicPartition]int64
+	store   store
+	updates chan<- Update
+	stopRun context.CancelFunc
+
+	envMu     sync.Mutex
+	envs      map[string]Envelope // latest snapshot envelope per "topic/partition"
+	synced    bool                // the initial state has been read
+	completed bool
+
+	commitMu sync.Mutex
+}
+
+// New validates cfg and returns a consumer. dead may be nil (dead letters are dropped after
+// being counted).
+func New(cfg Config, newProc NewProcessor, dead DeadLetterWriter) (*Consumer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Consumer{cfg: cfg, newProc: newProc, dead: dead, adm: newAdmin(&cfg), envs: map[string]Envelope{}}, nil
+}
+
+// Run consumes until ctx is cancelled (continuous mode, and then it returns nil after a last
+// snapshot of every owned partition) or, in bounded mode, until every partition's snapshot
+// covers the end offset seen at start. It sends every durable snapshot and window final of
+// the group (its own and other instances') to updates, then a KindSynced update once the
+// earlier state is read, and closes updates when it returns. The caller must receive from
+// updates until it is closed.
+func (c *Consumer) Run(ctx context.Context, updates chan<- Update) (err error) {
+	defer close(updates)
+	c.updates = updates
+	tps, err := c.adm.partitions(ctx, c.cfg.Topics)
+	if err != nil {
+		return err
+	}
+	c.tps = tps
+	if c.cfg.bounded() {
+		if c.targets, err = c.adm.offsets(ctx, tps, true); err != nil {
+			return err
+		}
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	c.stopRun = stop
+
+	var ks *kafkaStore
+	var tailDone chan error
+	stopTail := func() {}
+	if c.cfg.StateTopic != "" {
+		if err := c.adm.ensureCompactedTopic(ctx, c.cfg.StateTopic, c.cfg.StateMaxBytes); err != nil {
+			return err
+		}
+		group := c.cfg.Group
+		if ks, err = newKafkaStore(ctx, &c.cfg, c.adm, c.cfg.StateTopic, &group, c.deliver); err != nil {
+			return err
+		}
+		defer ks.close()
+		tailCtx, cancel := context.WithCancel(context.Background())
+		tailDone = make(chan error, 1)
+		go func() { tailDone <- ks.tail(tailCtx) }()
+		stopTail = func() { cancel(); <-tailDone }
+		if err := ks.sync(runCtx); err != nil {
+			stopTail()
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return err
+		}
+		c.store = ks
+	} else {
+		c.store = newMemStore(c.deliver)
+	}
+	parts := make([]string, len(tps))
+	for i, tp := range tps {
+		parts[i] = tp.String()
+	}
+	c.updates <- Update{Env: Envelope{Kind: KindSynced}, Parts: parts}
+	c.envMu.Lock()
+	c.synced = true
+	c.envMu.Unlock()
+	c.checkComplete()
+
+	err = c.consume(runCtx)
+	if ks != nil {
+		// Let the last snapshots reach the receiver before closing.
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_ = ks.sync(sctx)
+		cancel()
+	}
+	stopTail()
+	if err != nil {
+		return err
+	}
+	if c.cfg.bounded() && !c.isCompleted() {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return errors.New("kafka source stopped before reaching the end offsets")
+	}
+	return nil
+}
+
+// Partitions returns every partition read (after Run has started).
+func (c *Consumer) Partitions() []TopicPartition { return c.tps }
+
+// Lag returns, per "topic/partition", the broker's end offset minus the next offset of the
+// partition's latest durable snapshot (from any instance of the group).
+func (c *Consumer) Lag(ctx context.Context) (map[string]int64, error) {
+	if len(c.tps) == 0 {
+		return nil, nil
+	}
+	end, err := c.adm.offsets(ctx, c.tps, true)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{}
+	c.envMu.Lock()
+	defer c.envMu.Unlock()
+	for _, tp := range c.tps {
+		if env, ok := c.envs[tp.String()]; ok {
+			out[tp.String()] = max(end[tp]-env.Next, 0)
+		}
+	}
+	return out, nil
+}
+
+func (c *Consumer) deliver(u Update) {
+	if u.Env.Kind == KindSnapshot {
+		c.envMu.Lock()
+		c.envs[u.Part()] = u.Env
+		c.envMu.Unlock()
+	}
+	c.updates <- u
+	if u.Env.Kind == KindSnapshot {
+		c.checkComplete()
+	}
+}
+
+func (c *Consumer) isCompleted() bool {
+	c.envMu.Lock()
+	defer c.envMu.Unlock()
+	return c.completed
+}
+
+// checkComplete stops a bounded run once every partition's snapshot is done.
+func (c *Consumer) checkComplete() {
+	if !c.cfg.bounded() {
+		return
+	}
+	c.envMu.Lock()
+	defer c.envMu.Unlock()
+	if c.completed || !c.synced {
+		return
+	}
+	for _, tp := range c.tps {
+		env, ok := c.envs[tp.String()]
+		if !ok || !env.Done || env.Next < c.targets[tp] {
+			return
+		}
+	}
+	c.completed = true
+	c.cfg.Logf("every partition reached its end offset")
+	c.stopRun()
+}
+
+// consume runs the group membership (or, without a group, one assignment of every
+// partition) until ctx is done or a fatal error.
+func (c *Consumer) consume(ctx context.Context) error {
+	if c.cfg.Group == "" {
+		return c.runAssignment(ctx, nil, c.tps)
+	}
+	cg, err := kafkago.NewConsumerGroup(kafkago.ConsumerGroupConfig{
+		ID:                c.cfg.Group,
+		Brokers:           c.cfg.Brokers,
+		Dialer:            c.cfg.dialer(),
+		Topics:            c.cfg.Topics,
+		SessionTimeout:    c.cfg.SessionTimeout,
+		RebalanceTimeout:  c.cfg.SessionTimeout,
+		HeartbeatInterval: c.cfg.SessionTimeout / 6,
+		JoinGroupBackoff:  time.Second,
+		StartOffset:       kafkago.FirstOffset,
+		Timeout:           10 * time.Second,
+		ErrorLogger:       kafkago.LoggerFunc(func(f string, a ...any) { c.cfg.Logf("consumer group: "+f, a...) }),
+	})
+	if err != nil {
+		return &fatalError{fmt.Errorf("consumer group: %w", err)}
+	}
+	defer cg.Close()
+	for {
+		gen, err := cg.Next(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			c.cfg.Logf("consumer group %s: %v (retrying)", c.cfg.Group, err)
+			continue
+		}
+		var tps []TopicPartition
+		for topic, as := range gen.Assignments {
+			for _, a := range as {
+				tps = append(tps, TopicPartition{topic, a.ID})
+			}
+		}
+		c.cfg.Logf("generation %d: assigned %v", gen.ID, tps)
+		errc := make(chan error, 1)
+		gen.Start(func(gctx context.Context) {
+			actx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			stopAfter := context.AfterFunc(gctx, cancel)
+			defer stopAfter()
+			errc <- c.runAssignment(actx, gen, tps)
+		})
+		if err := <-errc; err != nil {
+			return err
+		}
+	}
+}
+
+// runAssignment consumes the partitions until ctx is done. It returns only then (so that a
+// generation is not ended early), or on a fatal error.
+func (c *Consumer) runAssignment(ctx context.Context, gen *kafkago.Generation, tps []TopicPartition) error {
+	for {
+		err := c.store.sync(ctx)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		c.cfg.Logf("reading state topic: %v (retrying)", err)
+		sleep(ctx, time.Second)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for _, tp := range tps {
+		g.Go(func() error { return c.work(gctx, gen, tp) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// partState is a partition being consumed by its owner goroutine.
+type partState struct {
+	tp          TopicPartition
+	gen         *kafkago.Generation
+	proc        Processor
+	start, next int64
+	done, idle  bool
+	dirty       bool
+}
+
+// work owns one partition until ctx is done: restore, seek, fetch, fold, checkpoint.
+func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPartition) error {
+	ps := &partState{tp: tp, gen: gen}
+	key := snapshotKey(c.cfg.Group, tp)
+	if u, ok := c.store.latest(key); ok {
+		proc, err := c.newProc(tp, u.Payload)
+		if err != nil {
+			return &fatalError{fmt.Errorf("restore %s from its snapshot: %w", tp, err)}
+		}
+		ps.proc, ps.start, ps.next, ps.done, ps.idle = proc, u.Env.Start, u.Env.Next, u.Env.Done, u.Env.Idle
+		c.cfg.Logf("%s: restored snapshot at offset %d", tp, ps.next)
+	} else {
+		next, err := c.startOffset(ctx, gen, tp)
+		if err != nil {
+			return nil // ctx done
+		}
+		proc, err := c.newProc(tp, nil)
+		if err != nil {
+			return &fatalError{err}
+		}
+		ps.proc, ps.start, ps.next, ps.dirty = proc, next, next, true
+	}
+	defer ps.proc.Close()
+	target, bounded := c.targets[tp], c.cfg.bounded()
+	if bounded && ps.next >= target {
+		if ps.done && !ps.dirty {
+			return nil
+		}
+		ps.done = true
+		return c.checkpointRetry(ctx, ps)
+	}
+	if ps.dirty {
+		// Make the starting point durable first: a restart must not pick a new "latest".
+		if err := c.checkpointRetry(ctx, ps); err != nil || ctx.Err() != nil {
+			return err
+		}
+	}
+	ps.done = false
+	r := kafkago.NewReader(kafkago.ReaderConfig{
+		Brokers:        c.cfg.Brokers,
+		Topic:          tp.Topic,
+		Partition:      tp.Partition,
+		Dialer:         c.cfg.dialer(),
+		MinBytes:       1,
+		MaxBytes:       max(c.cfg.MaxRecordBytes+1<<20, 10<<20),
+		MaxWait:        250 * time.Millisecond,
+		ReadBackoffMin: 100 * time.Millisecond,
+		ReadBackoffMax: time.Second,
+		ErrorLogger:    kafkago.LoggerFunc(func(f string, a ...any) { c.cfg.Logf(tp.String()+": "+f, a...) }),
+	})
+	defer r.Close()
+	if err := r.SetOffset(ps.next); err != nil {
+		return &fatalError{err}
+	}
+	dec := NewDecoder(c.cfg.Format, c.cfg.Fields, c.cfg.MaxRecordBytes)
+	due := time.Now().Add(c.cfg.CheckpointInterval)
+	for {
+		fctx, cancel := context.WithDeadline(ctx, due)
+		msg, err := r.FetchMessage(fctx)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return c.finalCheckpoint(ps)
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				if !bounded && (ps.dirty || !ps.idle) {
+					ps.idle = true
+					ps.dirty = true
+					if err := c.checkpoint(ctx, ps); err != nil {
+						if fe := (*fatalError)(nil); errors.As(err, &fe) {
+							return err
+						}
+						c.cfg.Logf("%s: %v (will retry)", tp, err)
+					}
+				}
+				due = time.Now().Add(c.cfg.CheckpointInterval)
+				continue
+			}
+			c.cfg.Logf("%s: fetch: %v (retrying)", tp, err)
+			sleep(ctx, 500*time.Millisecond)
+			continue
+		}
+		if msg.Offset < ps.next {
+			continue
+		}
+		crashPoint("fetch")
+		recs := dec.Decode(&msg)
+		if err := ps.proc.Process(recs, &msg); err != nil {
+			return &fatalError{err}
+		}
+		crashPoint("process")
+		ps.next, ps.dirty = msg.Offset+1, true
+		ps.idle = msg.HighWaterMark > 0 && ps.next >= msg.HighWaterMark
+		if bounded && ps.next >= target {
+			ps.done = true
+			return c.checkpointRetry(ctx, ps)
+		}
+		if ps.proc.Pending() || !time.Now().Before(due) {
+			if err := c.checkpoint(ctx, ps); err != nil {
+				if fe := (*fatalError)(nil); errors.As(err, &fe) {
+					return err
+				}
+				c.cfg.Logf("%s: %v (will retry)", tp, err)
+			}
+			due = time.Now().Add(c.cfg.CheckpointInterval)
+		}
+	}
+}
+
+// startOffset resolves where a partition without a snapshot begins.
+func (c *Consumer) startOffset(ctx context.Context, gen *kafkago.Generation, tp TopicPartition) (int64, error) {
+	for {
+		first, err := c.adm.offsets(ctx, []TopicPartition{tp}, false)
+		var last map[TopicPartition]int64
+		if err == nil {
+			last, err = c.adm.offsets(ctx, []TopicPartition{tp}, true)
+		}
+		if err == nil {
+			switch c.cfg.Start {
+			case "latest":
+				return last[tp], nil
+			case "committed":
+				if gen != nil {
+					for _, a := range gen.Assignments[tp.Topic] {
+						if a.ID == tp.Partition && a.Offset >= 0 {
+							return min(max(a.Offset, first[tp]), last[tp]), nil
+						}
+					}
+				}
+			}
+			return first[tp], nil
+		}
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		c.cfg.Logf("%s: list offsets: %v (retrying)", tp, err)
+		sleep(ctx, time.Second)
+	}
+}
+
+// checkpointRetry checkpoints until it succeeds, ctx is done (nil: nothing is lost, the
+// last durable snapshot stands) or a fatal error.
+func (c *Consumer) checkpointRetry(ctx context.Context, ps *partState) error {
+	for {
+		err := c.checkpoint(ctx, ps)
+		if err == nil || ctx.Err() != nil {
+			return nil
+		}
+		if fe := (*fatalError)(nil); errors.As(err, &fe) {
+			return err
+		}
+		c.cfg.Logf("%s: %v (retrying)", ps.tp, err)
+		sleep(ctx, time.Second)
+	}
+}
+
+// finalCheckpoint snapshots a partition being given up, with a fresh deadline.
+func (c *Consumer) finalCheckpoint(ps *partState) error {
+	if !ps.dirty {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.checkpoint(ctx, ps); err != nil {
+		if fe := (*fatalError)(nil); errors.As(err, &fe) {
+			return err
+		}
+		c.cfg.Logf("%s: last snapshot failed (the previous one stands): %v", ps.tp, err)
+	}
+	return nil
+}
+
+// checkpoint makes the partition's state durable: dead letters, then window finals and the
+// snapshot in one ordered write; then it commits the group offset the snapshot covers.
+func (c *Consumer) checkpoint(ctx context.Context, ps *partState) error {
+	cp, err := ps.proc.Checkpoint()
+	if err != nil {
+		return &fatalError{fmt.Errorf("%s: encode state: %w", ps.tp, err)}
+	}
+	crashPoint("checkpoint")
+	if len(cp.Dead) > 0 && c.dead != nil {
+		if err := c.dead(ctx, cp.Dead); err != nil {
+			return fmt.Errorf("dead letters: %w", err)
+		}
+	}
+	now := time.Now()
+	env := Envelope{Group: c.cfg.Group, Topic: ps.tp.Topic, Partition: ps.tp.Partition, Start: ps.start, Next: ps.next, Written: now}
+	ups := make([]Update, 0, len(cp.Windows)+1)
+	for _, w := range cp.Windows {
+		e := env
+		e.Kind, e.Window = KindWindow, w.Start
+		ups = append(ups, Update{Env: e, Payload: w.State})
+	}
+	env.Kind, env.Done, env.Idle = KindSnapshot, ps.done, ps.idle
+	ups = append(ups, Update{Env: env, Payload: cp.State})
+	if err := c.store.put(ctx, ups); err != nil {
+		return err
+	}
+	crashPoint("snapshot")
+	ps.proc.Ack()
+	ps.dirty = false
+	if ps.gen != nil {
+		c.commitMu.Lock()
+		err := ps.gen.CommitOffsets(map[string]map[int]int64{ps.tp.Topic: {ps.tp.Partition: ps.next}})
+		c.commitMu.Unlock()
+		if err != nil {
+			c.cfg.Logf("%s: commit offset %d: %v (the snapshot is durable; the commit is advisory)", ps.tp, ps.next, err)
+		}
+		crashPoint("commit")
+	}
+	return nil
+}

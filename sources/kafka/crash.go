@@ -1,0 +1,45 @@
+package kafka
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+// Crash points let the integration tests kill the process (SIGKILL, like kill -9) at a
+// precise step: EVALSTREAM_KAFKA_CRASHPOINT=NAME:N kills it the N-th time NAME is reached.
+// Names: fetch (a message fetched, not folded), process (folded, not snapshotted),
+// checkpoint (state encoded, not written), snapshot (snapshot durable, offsets not
+// committed), commit (offsets committed).
+var crashAt = func() struct {
+	name string
+	n    int64
+} {
+	v := os.Getenv("EVALSTREAM_KAFKA_CRASHPOINT")
+	name, n, ok := strings.Cut(v, ":")
+	if !ok {
+		return struct {
+			name string
+			n    int64
+		}{}
+	}
+	k, _ := strconv.ParseInt(n, 10, 64)
+	return struct {
+		name string
+		n    int64
+	}{name, k}
+}()
+
+var crashCount atomic.Int64
+
+func crashPoint(name string) {
+	if crashAt.name != name {
+		return
+	}
+	if crashCount.Add(1) == crashAt.n {
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // wait for the signal
+	}
+}
