@@ -3,11 +3,9 @@ package sinks
 import (
 	"bufio"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
@@ -57,27 +55,12 @@ func NewRecordFiles(deadPath, examplesPath, format string, metricNames []string)
 func (rf *RecordFiles) WriteBatch(_ context.Context, dead []pipeline.DeadLetter, rows []pipeline.ExampleRow) error {
 	if rf.deadW != nil {
 		for _, d := range dead {
-			line := map[string]any{"position": d.Pos.String(), "reason": d.Reason, "error": d.Error}
-			if d.Pos.Topic != "" {
-				line["topic"], line["partition"], line["offset"] = d.Pos.Topic, d.Pos.Partition, d.Pos.Offset
-			} else {
-				line["file"], line["row"] = d.Pos.File, d.Pos.Row+1
+			b, err := DeadLetterJSON(d)
+			if err == nil {
+				b = append(b, '\n')
+				_, err = rf.deadW.Write(b)
 			}
-			switch {
-			case d.Raw != nil && utf8.Valid(d.Raw):
-				line["payload"] = string(d.Raw)
-			case d.Raw != nil:
-				line["payload_base64"] = base64.StdEncoding.EncodeToString(d.Raw)
-			case d.Record != nil:
-				rec := map[string]any{}
-				for i, f := range d.Fields {
-					if i < len(d.Record.Values) && d.Record.Values[i].Kind != core.Missing {
-						rec[f] = ValueJSON(d.Record.Values[i])
-					}
-				}
-				line["record"] = rec
-			}
-			if err := writeLine(rf.deadW, line); err != nil {
+			if err != nil {
 				return fmt.Errorf("dead letters: %w", err)
 			}
 		}
