@@ -21,6 +21,7 @@ type Plan struct {
 	// roleIdx[m][r] is the position in Fields of metric m's role r.
 	roleIdx  [][]int
 	sliceIdx []int
+	columnar bool
 }
 
 // NewPlan computes the field projection for the metrics and slice fields. extra lists other
@@ -49,6 +50,12 @@ func NewPlan(ms []*metrics.Metric, sliceBy []string, extra ...string) *Plan {
 	for _, f := range extra {
 		if f != "" {
 			idx(f)
+		}
+	}
+	p.columnar = len(p.sliceIdx) == 0 && len(ms) > 0
+	for _, m := range ms {
+		if _, ok := m.Metric.(IntColumnsChecker); !ok {
+			p.columnar = false
 		}
 	}
 	return p
@@ -104,15 +111,35 @@ type Folder struct {
 	plan     *Plan
 	examples []core.Example
 	keyBuf   strings.Builder
+	// span[i] is the start of metric i's role fields in a record's Values when they are
+	// contiguous and in role order (examples then alias the record), else -1.
+	span    []int
+	colBufs [][][]int64 // per metric: its role columns, for FoldColumns
 }
 
 // NewFolder returns a folder for the plan.
 func NewFolder(p *Plan) *Folder {
-	f := &Folder{plan: p, examples: make([]core.Example, len(p.Metrics))}
+	f := &Folder{plan: p, examples: make([]core.Example, len(p.Metrics)), span: make([]int, len(p.Metrics))}
 	for i := range f.examples {
-		f.examples[i].Values = make([]core.Value, len(p.roleIdx[i]))
+		f.span[i] = contiguous(p.roleIdx[i])
+		if f.span[i] < 0 {
+			f.examples[i].Values = make([]core.Value, len(p.roleIdx[i]))
+		}
 	}
 	return f
+}
+
+// contiguous returns idx[0] when idx is idx[0], idx[0]+1, ..., else -1.
+func contiguous(idx []int) int {
+	if len(idx) == 0 {
+		return -1
+	}
+	for k, x := range idx {
+		if x != idx[0]+k {
+			return -1
+		}
+	}
+	return idx[0]
 }
 
 // Rejection says why a record was rejected, and by which metric.
@@ -163,11 +190,71 @@ func (f *Folder) roleField(metric int, role string) string {
 
 func (f *Folder) example(i int, rec *Record) *core.Example {
 	ex := &f.examples[i]
-	for r, fi := range f.plan.roleIdx[i] {
-		ex.Values[r] = rec.Values[fi]
+	if lo := f.span[i]; lo >= 0 {
+		// The metric's fields are adjacent in the record: alias them, no copy.
+		hi := lo + len(f.plan.roleIdx[i])
+		ex.Values = rec.Values[lo:hi:hi]
+	} else {
+		for r, fi := range f.plan.roleIdx[i] {
+			ex.Values[r] = rec.Values[fi]
+		}
 	}
 	ex.Seq = rec.Seq
 	return ex
+}
+
+// IntColumnsChecker is implemented by metrics (the core.Metric of a metrics.Metric) that can
+// validate a whole batch of integer records at once. CheckIntColumns reports whether Check
+// accepts every record i whose value of role r is core.Value{Kind: core.Int, Int: cols[r][i]}.
+// It must not retain cols.
+type IntColumnsChecker interface {
+	CheckIntColumns(cols [][]int64) bool
+}
+
+// IntColumnsAdder is implemented by states that fold such a batch at once. AddIntColumns has
+// exactly the effect of Add, weight times, of every record of the batch (all of them accepted
+// by Check), so results do not depend on which path folded a batch. It must not retain cols.
+type IntColumnsAdder interface {
+	AddIntColumns(cols [][]int64, weight int64)
+}
+
+// Columnar reports whether every metric of the plan can fold batches column-wise
+// (IntColumnsChecker) and there are no slices, so that FoldColumns may succeed.
+func (p *Plan) Columnar() bool { return p.columnar }
+
+// FoldColumns folds a columnar batch into acc when it can: every metric and state supports
+// integer columns, every field a metric reads is an integer column, and every record passes
+// Check. It reports false, changing nothing, otherwise; the caller then decodes the batch and
+// folds its records one by one (which also finds and counts the bad ones).
+func (f *Folder) FoldColumns(acc *Accumulator, c *Columns) bool {
+	if c == nil || !f.plan.Columnar() {
+		return false
+	}
+	if f.colBufs == nil {
+		f.colBufs = make([][][]int64, len(f.plan.Metrics))
+	}
+	for i, m := range f.plan.Metrics {
+		if _, ok := acc.States[i].(IntColumnsAdder); !ok {
+			return false
+		}
+		cols := f.colBufs[i][:0]
+		for _, fi := range f.plan.roleIdx[i] {
+			if fi >= len(c.Ints) || c.Ints[fi] == nil || len(c.Ints[fi]) != c.N {
+				return false
+			}
+			cols = append(cols, c.Ints[fi])
+		}
+		f.colBufs[i] = cols
+		if !m.Metric.(IntColumnsChecker).CheckIntColumns(cols) {
+			return false
+		}
+	}
+	for i := range f.plan.Metrics {
+		acc.States[i].(IntColumnsAdder).AddIntColumns(f.colBufs[i], 1)
+		clear(f.colBufs[i])
+	}
+	acc.Records += int64(c.N)
+	return true
 }
 
 // Add folds a record that passed Check into acc, weight times.

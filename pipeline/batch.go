@@ -59,6 +59,76 @@ type Batch struct {
 	// Ack, when set, is called by the reducer once the batch's effect is merged and durable
 	// (Kafka offsets). File sources leave it nil.
 	Ack func()
+	// Decode, when set, finishes decoding the batch: until it has returned, the Values and Err
+	// of Records are not filled in (Seq, Pos and Raw are), and Records may even be empty when
+	// Columns is set. Sources set it only when Next is called with a context from
+	// WithDeferredDecode (or WithColumns), so that the parsing work runs on the worker that
+	// folds the batch rather than on the single reader goroutine. The consumer calls it once,
+	// from any goroutine, before it reads the records. An error means the input is corrupt
+	// (it names the file) and ends the run like an error of Next.
+	Decode func() error
+	// Columns, when set, is the batch in columnar form (only for a context from WithColumns):
+	// a consumer that can fold the batch from its columns alone does so without calling
+	// Decode; any other consumer calls Decode, which fills in Records.
+	Columns *Columns
+}
+
+// Columns is a batch held column by column. N is the number of records. Ints[f] holds the
+// values of field f (in the order of the fields given to the source) when the value of every
+// record is an integer (core.Int, no null), else it is nil. The slices alias buffers owned by
+// the batch: they are valid until Release, and consumers must not modify them.
+type Columns struct {
+	N    int
+	Ints [][]int64
+}
+
+type decodeKey struct{}
+
+// decodeMode is what a consumer accepts from Next, carried by its context.
+type decodeMode uint8
+
+const (
+	decodeDeferred decodeMode = 1 << iota
+	decodeColumns
+)
+
+// WithDeferredDecode returns a context for Source.Next telling sources that the caller calls
+// Batch.Decode before reading a batch's records. Run uses it: it moves parsing (JSON, Arrow
+// conversion) from the reader goroutine to the workers. Sources that do not know it ignore it.
+func WithDeferredDecode(ctx context.Context) context.Context {
+	return context.WithValue(ctx, decodeKey{}, decodeDeferred|modeOf(ctx))
+}
+
+// WithColumns is WithDeferredDecode that also accepts batches in columnar form
+// (Batch.Columns, with Records empty until Decode). A caller that folds a batch from its
+// columns does not read its records' Seq.
+func WithColumns(ctx context.Context) context.Context {
+	return context.WithValue(ctx, decodeKey{}, decodeDeferred|decodeColumns|modeOf(ctx))
+}
+
+func modeOf(ctx context.Context) decodeMode {
+	m, _ := ctx.Value(decodeKey{}).(decodeMode)
+	return m
+}
+
+// DeferredDecode reports whether ctx comes from WithDeferredDecode or WithColumns: a source
+// may then hand out batches with Decode set.
+func DeferredDecode(ctx context.Context) bool { return modeOf(ctx)&decodeDeferred != 0 }
+
+// ColumnsAccepted reports whether ctx comes from WithColumns: a source may then hand out
+// batches with Columns set and Records empty until Decode.
+func ColumnsAccepted(ctx context.Context) bool { return modeOf(ctx)&decodeColumns != 0 }
+
+// DecodeBatch finishes a batch handed out with Decode set (a no-op otherwise): afterwards its
+// Records are complete and Decode is nil.
+func DecodeBatch(b *Batch) error {
+	if b.Decode == nil {
+		return nil
+	}
+	d := b.Decode
+	b.Decode = nil
+	b.Columns = nil
+	return d()
 }
 
 // Source produces batches of records. Next returns io.EOF after the last batch. A Source is

@@ -133,10 +133,16 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 		chunks = make(chan chunk, 2*workers)
 	}
 
+	// The workers finish decoding the batches (Batch.Decode), so the single reader goroutine
+	// only splits the input; a columnar plan may also take batches as columns.
+	rctx := WithDeferredDecode(gctx)
+	if cfg.Plan.Columnar() && !cfg.WantExamples {
+		rctx = WithColumns(gctx)
+	}
 	g.Go(func() error {
 		defer close(jobs)
 		for idx := 0; ; idx++ {
-			b, err := src.Next(gctx)
+			b, err := src.Next(rctx)
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
@@ -218,6 +224,14 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 func foldBatch(ctx context.Context, f *Folder, acc *Accumulator, j job, cfg *Config, bad *atomic.Int64, progress *Progress, chunks chan chunk) error {
 	var out chunk
 	out.idx = j.idx
+	if j.b.Columns != nil && f.FoldColumns(acc, j.b.Columns) {
+		progress.Records.Add(int64(j.b.Columns.N))
+		progress.Bytes.Add(j.b.Bytes)
+		return sendChunk(ctx, chunks, out)
+	}
+	if err := DecodeBatch(j.b); err != nil {
+		return err
+	}
 	idField := -1
 	if cfg.ExampleID != "" {
 		idField = f.plan.FieldIndex(cfg.ExampleID)
@@ -253,14 +267,20 @@ func foldBatch(ctx context.Context, f *Folder, acc *Accumulator, j job, cfg *Con
 	}
 	progress.Records.Add(good)
 	progress.Bytes.Add(j.b.Bytes)
-	if chunks != nil {
-		select {
-		case chunks <- out:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	return sendChunk(ctx, chunks, out)
+}
+
+// sendChunk passes a batch's side outputs to the ordered writer, when there is one.
+func sendChunk(ctx context.Context, chunks chan chunk, out chunk) error {
+	if chunks == nil {
+		return nil
 	}
-	return nil
+	select {
+	case chunks <- out:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (f *Folder) scoreRow(rec *Record, idField int) ExampleRow {

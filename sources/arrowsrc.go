@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/pipeline"
 )
 
 // recovered turns a panic of third-party decoding code (arrow/go v15 panics on some
@@ -85,6 +86,27 @@ func (c *countFile) ReadAt(p []byte, off int64) (int, error) {
 
 func (c *countFile) Seek(off int64, whence int) (int64, error) { return c.f.Seek(off, whence) }
 
+// mapInto makes mr read the stream starting at offset off of the file from a memory map, when
+// the source uses the default allocator (tests that count allocations read the file) and the
+// file can be mapped.
+func (r *arrowReader) mapInto(mr *safeMessageReader, s *fileSource, off int64) {
+	if s.mem != memory.DefaultAllocator {
+		return
+	}
+	if r.mapped = mapFile(r.f, r.fi.size); r.mapped != nil {
+		mr.mapped, mr.pos, mr.cnt = r.mapped, off, r.cnt
+	}
+}
+
+// bodies returns the allocator of Arrow IPC message bodies: the recycling pool, unless the
+// source was given its own allocator (tests count allocations with a checked one).
+func (s *fileSource) bodies() memory.Allocator {
+	if s.mem == memory.DefaultAllocator {
+		return arrowBodies
+	}
+	return nil
+}
+
 // recordIter yields the Arrow records of one file.
 type recordIter interface {
 	// next returns the next record, owned by the caller, or io.EOF.
@@ -106,7 +128,8 @@ type arrowReader struct {
 	row     int64        // next row of rec
 	fileRow int64        // row index within the file of rec's row 0
 	schema  *arrow.Schema
-	cols    []int // per field: column of rec, or -1
+	cols    []int       // per field: column of rec, or -1
+	mapped  *mappedFile // the file's memory map, when message bodies alias it
 
 	pendingErr error // found while looking ahead; returned by the next fill
 }
@@ -117,10 +140,18 @@ func openArrowish(fi fileInfo, s *fileSource) (_ fileReader, err error) {
 		return nil, fmt.Errorf("sources: %w", err)
 	}
 	r := &arrowReader{fi: fi, f: f, cnt: &countFile{f: f}, fields: s.fields, max: s.maxRecord}
-	mem := limitAllocator{Allocator: s.mem, limit: allocLimit(fi.size)}
+	base := s.mem
+	if base == memory.DefaultAllocator && fi.format != FormatParquet {
+		base = arrowBuffers
+	}
+	mem := limitAllocator{Allocator: base, limit: allocLimit(fi.size)}
 	where := "header"
 	defer func() {
 		if err != nil {
+			if r.mapped != nil {
+				r.mapped.release()
+				r.mapped = nil
+			}
 			f.Close()
 			err = fileError(fi.path, where, err)
 		}
@@ -145,6 +176,8 @@ func openArrowish(fi fileInfo, s *fileSource) (_ fileReader, err error) {
 		streamLen := fi.size - 10 - footerLen - 8
 		where = "schema"
 		mr := newSafeMessageReader(bufio.NewReaderSize(io.NewSectionReader(r.cnt, 8, streamLen), 256<<10), streamLen, mem)
+		mr.bodies = s.bodies()
+		r.mapInto(mr, s, 8)
 		sr, err := ipc.NewReaderFromMessageReader(mr, ipc.WithAllocator(mem))
 		if err != nil {
 			mr.Release()
@@ -154,6 +187,8 @@ func openArrowish(fi fileInfo, s *fileSource) (_ fileReader, err error) {
 	case FormatArrows:
 		where = "schema"
 		mr := newSafeMessageReader(bufio.NewReaderSize(r.cnt, 256<<10), fi.size, mem)
+		mr.bodies = s.bodies()
+		r.mapInto(mr, s, 0)
 		sr, err := ipc.NewReaderFromMessageReader(mr, ipc.WithAllocator(mem))
 		if err != nil {
 			mr.Release()
@@ -196,6 +231,10 @@ func (r *arrowReader) close() error {
 		}()
 		r.it = nil
 	}
+	if r.mapped != nil {
+		r.mapped.release() // the map goes when the batches holding bodies are released too
+		r.mapped = nil
+	}
 	if r.f == nil {
 		return nil
 	}
@@ -215,19 +254,46 @@ func (r *arrowReader) fill(b *batchBuilder, n int) error {
 	}
 	for added := 0; added < n; {
 		if r.rec == nil || r.row >= r.rec.NumRows() {
+			if b.columns && added > 0 {
+				break // a columnar batch covers rows of one Arrow record only
+			}
 			if err := r.advance(); err != nil {
 				return err
 			}
 			continue
 		}
 		k := min(int64(n-added), r.rec.NumRows()-r.row)
-		if err := r.convert(b, k, n); err != nil {
-			return fileError(r.fi.path, fmt.Sprintf("%s, rows %d-%d", r.it.where(), r.row, r.row+k-1), err)
+		seg := arrowSeg{rec: r.rec, cols: r.cols, row: r.row, fileRow: r.fileRow + r.row, k: k, capHint: n, where: r.it.where()}
+		switch {
+		case b.columns && added == 0 && r.intColumns(b, seg):
+			// Records are built only if the consumer cannot use the columns.
+			seg.lazy = true
+			b.segs = append(b.segs, seg)
+			b.rows += int(k)
+			if b.decode == nil {
+				b.decode = r.decodeBatch
+			}
+		case b.deferred:
+			seg.start = len(b.records)
+			for i := int64(0); i < k; i++ {
+				b.add(seg.fileRow+i, n)
+			}
+			b.segs = append(b.segs, seg)
+			if b.decode == nil {
+				b.decode = r.decodeBatch
+			}
+		default:
+			if err := r.convert(b, seg); err != nil {
+				return err
+			}
 		}
 		r.rec.Retain()
 		b.held = append(b.held, r.rec)
 		r.row += k
 		added += int(k)
+		if b.cols != nil {
+			break
+		}
 	}
 	// Look ahead, so that the last batch of a file is known as such (it then covers the
 	// rest of the file's bytes). An error surfaces on the next call.
@@ -263,7 +329,7 @@ func (r *arrowReader) advance() error {
 		}
 		if rec.Schema() != r.schema {
 			r.schema = rec.Schema()
-			r.cols = columnsOf(r.schema, r.fields, r.cols[:0])
+			r.cols = columnsOf(r.schema, r.fields, nil) // batches keep the old one
 			if o, ok := r.it.(interface{ otherFields() map[string]bool }); ok {
 				for f, c := range r.cols {
 					if c < 0 && o.otherFields()[r.fields[f]] {
@@ -278,17 +344,51 @@ func (r *arrowReader) advance() error {
 	}
 }
 
-func (r *arrowReader) convert(b *batchBuilder, k int64, capHint int) (err error) {
-	defer recovered(&err)
-	start := len(b.records)
-	for i := int64(0); i < k; i++ {
-		b.add(r.fileRow+r.row+i, capHint)
+// arrowSeg is a run of rows of one Arrow record that belongs to a batch.
+type arrowSeg struct {
+	rec     arrow.Record
+	cols    []int // per field: column of rec, colOther or -1
+	row     int64 // first row in rec
+	fileRow int64 // its row index in the file
+	k       int64 // rows
+	start   int   // index of its first record in the batch (when built)
+	capHint int
+	lazy    bool   // records not built yet (columnar batch)
+	where   string // the part of the file, for errors
+}
+
+// convert builds the records of seg and fills in their values.
+func (r *arrowReader) convert(b *batchBuilder, seg arrowSeg) error {
+	if seg.lazy || !b.deferred {
+		seg.start = len(b.records)
+		for i := int64(0); i < seg.k; i++ {
+			b.add(seg.fileRow+i, seg.capHint)
+		}
 	}
-	recs := b.records[start:]
-	for f, c := range r.cols {
+	if err := r.fillSeg(b, seg); err != nil {
+		return fileError(r.fi.path, fmt.Sprintf("%s, rows %d-%d", seg.where, seg.row, seg.row+seg.k-1), err)
+	}
+	return nil
+}
+
+// decodeBatch converts the rows of a batch built in deferred mode, on the consumer's
+// goroutine. It only reads the Arrow records the batch holds.
+func (r *arrowReader) decodeBatch(b *batchBuilder) error {
+	for _, seg := range b.segs {
+		if err := r.convert(b, seg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *arrowReader) fillSeg(b *batchBuilder, seg arrowSeg) (err error) {
+	defer recovered(&err)
+	recs := b.records[seg.start : seg.start+int(seg.k)]
+	for f, c := range seg.cols {
 		switch {
 		case c >= 0:
-			fillColumn(r.rec.Column(c), int(r.row), recs, f, &b.ar)
+			fillColumn(seg.rec.Column(c), int(seg.row), recs, f, &b.ar)
 		case c == colOther:
 			for i := range recs {
 				recs[i].Values[f] = core.Value{Kind: core.Other}
@@ -304,6 +404,59 @@ func (r *arrowReader) convert(b *batchBuilder, k int64, capHint int) (err error)
 		}
 	}
 	return nil
+}
+
+// intColumns sets b.cols when every requested field of seg is an integer column without
+// nulls (and such records are within the size limit): the columns then alias the Arrow
+// buffers (int64) or are widened copies. It reports whether it did.
+func (r *arrowReader) intColumns(b *batchBuilder, seg arrowSeg) (ok bool) {
+	if len(seg.cols) == 0 || r.max > 0 && 8*len(seg.cols) > r.max {
+		return false
+	}
+	defer func() {
+		if recover() != nil { // a corrupt buffer: let the row path report it
+			ok = false
+		}
+	}()
+	ints := make([][]int64, len(seg.cols))
+	lo, hi := int(seg.row), int(seg.row+seg.k)
+	for f, c := range seg.cols {
+		if c < 0 {
+			return false
+		}
+		arr := seg.rec.Column(c)
+		if arr.NullN() > 0 {
+			return false
+		}
+		switch a := arr.(type) {
+		case *array.Int64:
+			ints[f] = a.Int64Values()[lo:hi:hi]
+		case *array.Int32:
+			ints[f] = widen(a.Int32Values()[lo:hi])
+		case *array.Int16:
+			ints[f] = widen(a.Int16Values()[lo:hi])
+		case *array.Int8:
+			ints[f] = widen(a.Int8Values()[lo:hi])
+		case *array.Uint32:
+			ints[f] = widen(a.Uint32Values()[lo:hi])
+		case *array.Uint16:
+			ints[f] = widen(a.Uint16Values()[lo:hi])
+		case *array.Uint8:
+			ints[f] = widen(a.Uint8Values()[lo:hi])
+		default:
+			return false
+		}
+	}
+	b.cols = &pipeline.Columns{N: int(seg.k), Ints: ints}
+	return true
+}
+
+func widen[T integer](xs []T) []int64 {
+	out := make([]int64, len(xs))
+	for i, x := range xs {
+		out[i] = int64(x)
+	}
+	return out
 }
 
 // colOther marks a field whose column exists but is not decoded (values are Other).

@@ -96,9 +96,13 @@ func BenchmarkJSONLDecodeEncodingJSON(b *testing.B) {
 }
 
 func drainBench(b *testing.B, src pipeline.Source) int {
+	return drainBenchCtx(b, src, context.Background())
+}
+
+func drainBenchCtx(b *testing.B, src pipeline.Source, ctx context.Context) int {
 	n := 0
 	for {
-		batch, err := src.Next(context.Background())
+		batch, err := src.Next(ctx)
 		if err == io.EOF {
 			break
 		}
@@ -136,9 +140,22 @@ func BenchmarkJSONLFile(b *testing.B) {
 			benchFile(b, path, []string{"prediction", "references", "label"})
 		})
 	}
+	// What the reader goroutine of a run does: read and split lines, no decoding.
+	b.Run("split-only", func(b *testing.B) {
+		content := append(bytes.Join(benchLines(50000), []byte("\n")), '\n')
+		path := filepath.Join(b.TempDir(), "bench.jsonl")
+		if err := os.WriteFile(path, content, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		benchFileCtx(b, path, []string{"prediction", "references", "label"}, pipeline.WithDeferredDecode(context.Background()))
+	})
 }
 
 func benchFile(b *testing.B, path string, fields []string) {
+	benchFileCtx(b, path, fields, context.Background())
+}
+
+func benchFileCtx(b *testing.B, path string, fields []string, ctx context.Context) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	records := 0
@@ -149,7 +166,7 @@ func benchFile(b *testing.B, path string, fields []string) {
 			b.Fatal(err)
 		}
 		size = src.(pipeline.Sizer).TotalBytes()
-		records += drainBench(b, src)
+		records += drainBenchCtx(b, src, ctx)
 	}
 	b.SetBytes(size)
 	b.ReportMetric(float64(records)/b.Elapsed().Seconds(), "records/s")
@@ -216,6 +233,59 @@ func BenchmarkArrowFile(b *testing.B) {
 			}
 			writeArrowFile(b, path, format, recs...)
 			benchFile(b, path, []string{"prediction", "references"})
+		})
+	}
+}
+
+// BenchmarkArrowIntColumns reads integer columns (classification) as a run does: columns
+// (aliasing the Arrow buffers, message bodies recycled) or records built on demand.
+func BenchmarkArrowIntColumns(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "ints.arrow")
+	n := 1 << 20
+	if err := WriteCorpusFunc(path, n, func(i int) map[string]any {
+		return map[string]any{"prediction": int64(i % 5), "label": int64(i % 7)}
+	}); err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []string{"columns", "deferred-records", "records"} {
+		b.Run(mode, func(b *testing.B) {
+			ctx := context.Background()
+			switch mode {
+			case "columns":
+				ctx = pipeline.WithColumns(ctx)
+			case "deferred-records":
+				ctx = pipeline.WithDeferredDecode(ctx)
+			}
+			b.ReportAllocs()
+			rows := 0
+			for i := 0; i < b.N; i++ {
+				src, err := OpenFiles(FileConfig{Path: path}, []string{"prediction", "label"}, 1024, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for {
+					batch, err := src.Next(ctx)
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+					if batch.Columns != nil {
+						rows += batch.Columns.N
+					} else {
+						if err := pipeline.DecodeBatch(batch); err != nil {
+							b.Fatal(err)
+						}
+						rows += len(batch.Records)
+					}
+					if batch.Release != nil {
+						batch.Release()
+					}
+				}
+				src.Close()
+			}
+			b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "records/s")
 		})
 	}
 }

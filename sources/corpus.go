@@ -62,14 +62,70 @@ func WriteCorpus(path string, records []map[string]any) error {
 	return writeCorpus(path, records, corpusChunk)
 }
 
-func writeCorpus(path string, records []map[string]any, chunk int) (err error) {
-	format := formatOf(path)
-	if format == "" {
-		return fmt.Errorf("sources: write corpus %s: %w: unknown extension", path, ErrFormat)
+// WriteCorpusFunc writes the n records gen(0), gen(1), ..., gen(n-1) to path like
+// WriteCorpus, without holding them all in memory: they are generated and written a chunk at
+// a time, so tools can write corpora of any size. The schema is inferred from the first
+// chunk (1000 records); a later record with another field, or a value that does not fit its
+// column, is an error.
+func WriteCorpusFunc(path string, n int, gen func(i int) map[string]any) error {
+	buf := make([]map[string]any, 0, min(n, corpusChunk))
+	chunk := func(start int) []map[string]any {
+		buf = buf[:0]
+		for i := start; i < min(n, start+corpusChunk); i++ {
+			buf = append(buf, gen(i))
+		}
+		return buf
 	}
+	first := slices.Clone(chunk(0))
+	names, types, err := inferSchema(first)
+	if err != nil {
+		return fmt.Errorf("sources: write corpus %s: %w", path, err)
+	}
+	next := func(start int) ([]map[string]any, error) {
+		if start == 0 {
+			return first, nil
+		}
+		recs := chunk(start)
+		for i, r := range recs {
+			for k, v := range r {
+				st, ok := types[k]
+				if !ok {
+					return nil, fmt.Errorf("record %d: field %q is not in the first %d records", start+i, k, len(first))
+				}
+				if v == nil {
+					continue
+				}
+				t, err := classify(v)
+				if err != nil {
+					return nil, fmt.Errorf("record %d: field %q: %w", start+i, k, err)
+				}
+				if merged, fits := mergeTypes(st, t); !fits || merged != st {
+					return nil, fmt.Errorf("record %d: field %q: %s does not fit the column's %s", start+i, k, colTypeNames[t], colTypeNames[st])
+				}
+			}
+		}
+		return recs, nil
+	}
+	return writeCorpusChunks(path, names, types, n, corpusChunk, next)
+}
+
+func writeCorpus(path string, records []map[string]any, chunk int) error {
 	names, types, err := inferSchema(records)
 	if err != nil {
 		return fmt.Errorf("sources: write corpus %s: %w", path, err)
+	}
+	next := func(start int) ([]map[string]any, error) {
+		return records[start:min(start+chunk, len(records))], nil
+	}
+	return writeCorpusChunks(path, names, types, len(records), chunk, next)
+}
+
+// writeCorpusChunks writes n records with the given schema; next(start) returns the records
+// start, start+1, ... of one chunk (chunk records, fewer at the end).
+func writeCorpusChunks(path string, names []string, types map[string]colType, n, chunk int, next func(start int) ([]map[string]any, error)) (err error) {
+	format := formatOf(path)
+	if format == "" {
+		return fmt.Errorf("sources: write corpus %s: %w: unknown extension", path, ErrFormat)
 	}
 	f, err := os.Create(path)
 	if err != nil {
@@ -85,9 +141,9 @@ func writeCorpus(path string, records []map[string]any, chunk int) (err error) {
 	}()
 	switch format {
 	case FormatJSONL:
-		err = writeJSONL(f, strings.HasSuffix(strings.ToLower(path), ".gz"), names, types, records)
+		err = writeJSONL(f, strings.HasSuffix(strings.ToLower(path), ".gz"), names, types, n, chunk, next)
 	default:
-		err = writeArrowCorpus(f, format, names, types, records, chunk)
+		err = writeArrowCorpus(f, format, names, types, n, chunk, next)
 	}
 	if err != nil {
 		return fmt.Errorf("sources: write corpus %s: %w", path, err)
@@ -310,7 +366,7 @@ func mergeTypes(a, b colType) (colType, bool) {
 
 // --- JSON Lines -------------------------------------------------------------------------
 
-func writeJSONL(f *os.File, gz bool, names []string, types map[string]colType, records []map[string]any) error {
+func writeJSONL(f *os.File, gz bool, names []string, types map[string]colType, n, chunk int, next func(int) ([]map[string]any, error)) error {
 	var w io.Writer = f
 	var zw *gzip.Writer
 	if gz {
@@ -319,6 +375,27 @@ func writeJSONL(f *os.File, gz bool, names []string, types map[string]colType, r
 	}
 	bw := bufio.NewWriterSize(w, 256<<10)
 	var line []byte
+	for start := 0; start < n; start += chunk {
+		records, err := next(start)
+		if err != nil {
+			return err
+		}
+		if err := writeJSONLines(bw, &line, names, types, records); err != nil {
+			return err
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if zw != nil {
+		return zw.Close()
+	}
+	return nil
+}
+
+func writeJSONLines(bw *bufio.Writer, linep *[]byte, names []string, types map[string]colType, records []map[string]any) error {
+	line := *linep
+	defer func() { *linep = line }()
 	for _, r := range records {
 		line = append(line[:0], '{')
 		first := true
@@ -339,12 +416,6 @@ func writeJSONL(f *os.File, gz bool, names []string, types map[string]colType, r
 		if _, err := bw.Write(line); err != nil {
 			return err
 		}
-	}
-	if err := bw.Flush(); err != nil {
-		return err
-	}
-	if zw != nil {
-		return zw.Close()
 	}
 	return nil
 }
@@ -479,7 +550,7 @@ func arrowType(t colType) arrow.DataType {
 	return arrow.BinaryTypes.String
 }
 
-func writeArrowCorpus(f *os.File, format string, names []string, types map[string]colType, records []map[string]any, chunk int) error {
+func writeArrowCorpus(f *os.File, format string, names []string, types map[string]colType, n, chunk int, next func(int) ([]map[string]any, error)) error {
 	fields := make([]arrow.Field, len(names))
 	for i, n := range names {
 		fields[i] = arrow.Field{Name: n, Type: arrowType(types[n]), Nullable: true}
@@ -512,20 +583,23 @@ func writeArrowCorpus(f *os.File, format string, names []string, types map[strin
 	}
 	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
-	for start := 0; start < len(records) || start == 0; start += chunk {
-		end := min(start+chunk, len(records))
-		for _, r := range records[start:end] {
+	for start := 0; start < n || start == 0; start += chunk {
+		records, err := next(start)
+		if err != nil {
+			return err
+		}
+		for _, r := range records {
 			for i, n := range names {
 				appendArrow(b.Field(i), types[n], r[n])
 			}
 		}
 		rec := b.NewRecord()
-		err := write(rec)
+		err = write(rec)
 		rec.Release()
 		if err != nil {
 			return err
 		}
-		if end >= len(records) {
+		if start+chunk >= n {
 			break
 		}
 	}

@@ -34,6 +34,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
@@ -250,6 +251,7 @@ type fileSource struct {
 	pending  int64      // bytes of finished empty files not reported yet
 	batchNo  int        // batches emitted from the current file
 	closed   bool
+	decoders sync.Pool // *jsonDecoder for deferred decoding
 }
 
 // OpenFiles opens a pipeline.Source reading every selected file in sorted order, projecting
@@ -267,9 +269,19 @@ type fileSource struct {
 //
 // The source also implements pipeline.Sizer (the total size of the files) and sets
 // Batch.Bytes (compressed bytes for .gz; the batches of a file add up to its size). Strings
-// in a batch alias buffers the batch owns; they are valid until Batch.Release (nil for JSON
-// Lines, whose buffers are garbage-collected). The source is not safe for concurrent use;
-// batches may be released from any goroutine. Files are opened one at a time, when reached.
+// in a batch alias buffers the batch owns; they are valid until Batch.Release. Release also
+// recycles the batch's Records and their Values arrays for later batches, so a consumer must
+// not read a batch after releasing it (copy what it keeps); not calling Release is fine. The
+// source is not safe for concurrent use; batches may be released from any goroutine. Files
+// are opened one at a time, when reached.
+//
+// Deferred decoding: when Next is called with a context from pipeline.WithDeferredDecode,
+// JSON lines are only split by the reader and parsed by Batch.Decode, and Arrow and Parquet
+// values are converted by Batch.Decode; with pipeline.WithColumns, a batch of an Arrow or
+// Parquet file whose requested fields are all integer columns without nulls also carries
+// them as Batch.Columns (aliasing the Arrow buffers) and builds its records only if Decode
+// is called. In that mode a batch never spans two Arrow record batches (row groups' record
+// batches for Parquet). Decoded records are the same in every mode.
 //
 // Parquet columns holding structs (struct, map, list<struct>) are not decoded (pqarrow
 // decodes struct children in goroutines, beyond the reach of recover): their values are
@@ -338,6 +350,8 @@ func (s *fileSource) Next(ctx context.Context) (*pipeline.Batch, error) {
 		}
 		fi := s.files[s.idx]
 		b := newBatchBuilder(s, fi.path, s.idx)
+		b.deferred = pipeline.DeferredDecode(ctx)
+		b.columns = pipeline.ColumnsAccepted(ctx)
 		err := s.cur.fill(b, s.batchSize)
 		if err != nil && err != io.EOF {
 			b.release()
@@ -360,7 +374,7 @@ func (s *fileSource) Next(ctx context.Context) (*pipeline.Batch, error) {
 			nbytes = max(min(s.cur.bytesRead(), fi.size)-s.reported, 0)
 		}
 		s.reported += nbytes
-		if len(b.records) == 0 {
+		if b.rows == 0 {
 			s.pending += nbytes
 			b.release()
 			continue
@@ -421,6 +435,33 @@ type batchBuilder struct {
 	values  []core.Value // backing array of every record's Values
 	ar      arena
 	held    []interface{ Release() } // Arrow records the batch's strings alias
+	rows    int                      // records in the batch, built or not yet (columns)
+
+	// Deferred decoding (pipeline.DeferredDecode): the reader only splits the input and
+	// decode finishes the batch on the consumer's goroutine.
+	deferred bool
+	columns  bool // the consumer also accepts columns (pipeline.ColumnsAccepted)
+	decode   func(b *batchBuilder) error
+	cols     *pipeline.Columns
+	segs     []arrowSeg // Arrow rows to convert (deferred)
+	rb       *recBuf    // where records and values came from, recycled on Release
+}
+
+// recBuf is the records and values backing arrays of a batch. Release hands them to the next
+// batch (through recBufs), so reading a file does not allocate (and zero, and later collect)
+// a few hundred bytes per record.
+type recBuf struct {
+	records []pipeline.Record
+	values  []core.Value
+}
+
+var recBufs sync.Pool // *recBuf
+
+func getRecBuf(n, nf int) *recBuf {
+	if rb, _ := recBufs.Get().(*recBuf); rb != nil && cap(rb.records) >= n && cap(rb.values) >= n*nf {
+		return rb
+	}
+	return &recBuf{records: make([]pipeline.Record, 0, n), values: make([]core.Value, 0, n*nf)}
 }
 
 func newBatchBuilder(s *fileSource, path string, file int) *batchBuilder {
@@ -430,8 +471,8 @@ func newBatchBuilder(s *fileSource, path string, file int) *batchBuilder {
 // add appends a record for row and returns it; its Values are all Missing.
 func (b *batchBuilder) add(row int64, capHint int) *pipeline.Record {
 	if b.records == nil {
-		b.records = make([]pipeline.Record, 0, capHint)
-		b.values = make([]core.Value, 0, capHint*b.nf)
+		b.rb = getRecBuf(capHint, b.nf)
+		b.records, b.values = b.rb.records[:0], b.rb.values[:0]
 	}
 	if len(b.values)+b.nf > cap(b.values) {
 		// Never reallocate: earlier records point into the old backing array.
@@ -439,11 +480,13 @@ func (b *batchBuilder) add(row int64, capHint int) *pipeline.Record {
 	}
 	start := len(b.values)
 	b.values = b.values[:start+b.nf]
+	clear(b.values[start:]) // a recycled array holds values of an earlier batch
 	b.records = append(b.records, pipeline.Record{
 		Values: b.values[start : start+b.nf : start+b.nf],
 		Seq:    seqOf(b.file, row),
 		Pos:    pipeline.Position{File: b.path, Row: row},
 	})
+	b.rows++
 	return &b.records[len(b.records)-1]
 }
 
@@ -452,11 +495,27 @@ func (b *batchBuilder) release() {
 		h.Release()
 	}
 	b.held = nil
+	if b.rb != nil {
+		recBufs.Put(b.rb)
+		b.rb = nil
+	}
 }
 
 func (b *batchBuilder) finish() *pipeline.Batch {
-	batch := &pipeline.Batch{Records: b.records}
-	if len(b.held) > 0 {
+	batch := &pipeline.Batch{Records: b.records, Columns: b.cols}
+	if b.decode != nil {
+		var once sync.Once
+		var err error
+		batch.Decode = func() error {
+			once.Do(func() {
+				err = b.decode(b)
+				b.decode, b.segs = nil, nil
+				batch.Records = b.records
+			})
+			return err
+		}
+	}
+	if len(b.held) > 0 || b.rb != nil {
 		held := b.held
 		b.held = nil
 		var done atomic.Bool
@@ -464,6 +523,10 @@ func (b *batchBuilder) finish() *pipeline.Batch {
 			if done.CompareAndSwap(false, true) {
 				for _, h := range held {
 					h.Release()
+				}
+				if rb := b.rb; rb != nil {
+					b.rb = nil
+					recBufs.Put(rb)
 				}
 			}
 		}

@@ -377,6 +377,14 @@ type safeMessageReader struct {
 	mem  memory.Allocator
 	msg  *ipc.Message
 	refs int64
+	// bodies, when set, is where message bodies are allocated (arrowBodies, which recycles
+	// them); mem is used otherwise.
+	bodies memory.Allocator
+	// mapped, when set, holds the file: the stream is mapped[pos:pos+left] and bodies are
+	// slices of it (no copy); cnt counts the bytes consumed, for progress.
+	mapped *mappedFile
+	pos    int64
+	cnt    *countFile
 }
 
 func newSafeMessageReader(r io.Reader, size int64, mem memory.Allocator) *safeMessageReader {
@@ -397,9 +405,22 @@ func (m *safeMessageReader) read(p []byte) error {
 	if int64(len(p)) > m.left {
 		return fmt.Errorf("%w: %d bytes needed, %d left in the file", io.ErrUnexpectedEOF, len(p), m.left)
 	}
+	if m.mapped != nil {
+		m.consume(int64(copy(p, m.mapped.data[m.pos:])))
+		return nil
+	}
 	n, err := io.ReadFull(m.r, p)
 	m.left -= int64(n)
 	return err
+}
+
+// consume advances over n bytes of the mapped stream.
+func (m *safeMessageReader) consume(n int64) {
+	m.pos += n
+	m.left -= n
+	if m.cnt != nil {
+		m.cnt.n += n
+	}
 }
 
 func (m *safeMessageReader) Message() (*ipc.Message, error) {
@@ -443,7 +464,28 @@ func (m *safeMessageReader) Message() (*ipc.Message, error) {
 	if bodyLen > math.MaxInt32*int64(64) {
 		return nil, fmt.Errorf("%w: message body of %d bytes", errBadMetadata, bodyLen)
 	}
-	body := memory.NewResizableBuffer(m.mem)
+	if m.mapped != nil {
+		// verifyMessage checked that the body lies within the rest of the file.
+		b := m.mapped.data[m.pos : m.pos+bodyLen : m.pos+bodyLen]
+		m.consume(bodyLen)
+		m.mapped.retain()
+		body := memory.NewBufferWithAllocator(b, m.mapped)
+		mb := memory.NewBufferBytes(meta)
+		m.msg = ipc.NewMessage(mb, body)
+		mb.Release()
+		body.Release()
+		return m.msg, nil
+	}
+	bodyMem := m.mem
+	if m.bodies != nil {
+		// The size was checked against the file; the allocation still goes through the
+		// limit of mem.
+		if la, ok := m.mem.(limitAllocator); ok && (bodyLen < 0 || bodyLen > int64(la.limit)) {
+			return nil, fmt.Errorf("%w: message body of %d bytes", errBadMetadata, bodyLen)
+		}
+		bodyMem = m.bodies
+	}
+	body := memory.NewResizableBuffer(bodyMem)
 	defer body.Release()
 	body.Resize(int(bodyLen))
 	if err := m.read(body.Bytes()); err != nil {

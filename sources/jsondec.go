@@ -1,6 +1,8 @@
 package sources
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"strconv"
@@ -222,19 +224,28 @@ var strClass = func() (t [256]uint8) {
 }()
 
 // scanString validates the string starting at d.pos (a '"') and returns the index of its
-// closing quote, whether it has escapes and whether it has non-ASCII bytes.
-func (d *jsonDecoder) scanString() (end int, esc, nonASCII, ok bool) {
+// closing quote, whether it has escapes and, when validate is set, whether its raw bytes
+// hold invalid UTF-8. Eight bytes are checked at a time while they hold no quote,
+// backslash, control or non-ASCII byte; a non-ASCII character is validated where it is
+// found, so the scan never goes back over the string.
+func (d *jsonDecoder) scanString(validate bool) (end int, esc, bad, ok bool) {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	buf := d.buf
 	i := d.pos + 1
 	for {
-		if !nonASCII {
-			for i < len(buf) && strClass[buf[i]] == 0 {
-				i++
+		for i+8 <= len(buf) {
+			w := binary.LittleEndian.Uint64(buf[i:])
+			q, bs := w^(0x22*lo), w^(0x5c*lo)
+			// Bytes equal to '"' or '\\', below 0x20 (in the low seven bits) or with the high
+			// bit set. The subtraction tricks may flag more bytes, never fewer.
+			m := ((q-lo)&^q | (bs-lo)&^bs | (w-0x20*lo)&^w | w) & hi
+			if m != 0 {
+				break
 			}
-		} else {
-			for i < len(buf) && strClass[buf[i]] != 1 {
-				i++
-			}
+			i += 8
+		}
+		for i < len(buf) && strClass[buf[i]] == 0 {
+			i++
 		}
 		if i >= len(buf) {
 			d.pos = i
@@ -242,7 +253,7 @@ func (d *jsonDecoder) scanString() (end int, esc, nonASCII, ok bool) {
 		}
 		switch c := buf[i]; {
 		case c == '"':
-			return i, esc, nonASCII, true
+			return i, esc, bad, true
 		case c == '\\':
 			esc = true
 			if i+1 >= len(buf) {
@@ -265,43 +276,98 @@ func (d *jsonDecoder) scanString() (end int, esc, nonASCII, ok bool) {
 		case c < 0x20:
 			d.pos = i
 			return 0, false, false, d.failChar("(control character) in string literal")
-		default:
-			nonASCII = true
-			i++
+		default: // non-ASCII
+			if !validate {
+				i++
+				continue
+			}
+			// A multi-byte sequence never contains a quote, a backslash or a control byte,
+			// so decoding here sees the same bytes utf8.Valid of the raw string would. The
+			// two-byte sequences of accented Latin letters are checked inline.
+			if c >= 0xc2 && c <= 0xdf && i+1 < len(buf) && buf[i+1]&0xc0 == 0x80 {
+				i += 2
+				continue
+			}
+			r, n := utf8.DecodeRune(buf[i:])
+			if r == utf8.RuneError && n == 1 {
+				bad = true
+			}
+			i += n
 		}
 	}
 }
 
 // str parses a string value at d.pos.
 func (d *jsonDecoder) str() (s string, bad, ok bool) {
-	end, esc, nonASCII, ok := d.scanString()
+	end, esc, bad, ok := d.scanString(true)
 	if !ok {
 		return "", false, false
 	}
 	raw := d.buf[d.pos+1 : end]
 	d.pos = end + 1
 	if !esc {
-		if nonASCII && !utf8.Valid(raw) {
-			bad = true
-		}
 		return bstr(raw), bad, true
 	}
 	dst := d.ar.allocBytes(len(raw))
 	// In strict mode the output never outgrows dst, so it stays in the arena.
+	if !bad {
+		return bstr(appendUnescapedValid(dst[:0], raw)), false, true
+	}
 	out, bad := appendUnescaped(dst[:0], raw, false)
 	return bstr(out), bad, true
+}
+
+// appendUnescapedValid is appendUnescaped for a string literal whose raw bytes are valid
+// UTF-8: the runs between escapes are copied in bulk.
+func appendUnescapedValid(dst, src []byte) []byte {
+	for {
+		k := bytes.IndexByte(src, '\\')
+		if k < 0 {
+			return append(dst, src...)
+		}
+		dst = append(dst, src[:k]...)
+		n := 2
+		switch src[k+1] {
+		case '"', '\\', '/':
+			dst = append(dst, src[k+1])
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			rr := getu4(src[k:])
+			n = 6
+			if utf16.IsSurrogate(rr) {
+				rr1 := getu4(src[k+6:])
+				if dec := utf16.DecodeRune(rr, rr1); dec != utf8.RuneError {
+					n = 12
+					dst = utf8.AppendRune(dst, dec)
+					break
+				}
+				rr = utf8.RuneError
+			}
+			dst = utf8.AppendRune(dst, rr)
+		}
+		src = src[k+n:]
+	}
 }
 
 // key parses an object key at d.pos. The result aliases the line or d.keyBuf and is valid
 // until the next key.
 func (d *jsonDecoder) key() ([]byte, bool) {
-	end, esc, nonASCII, ok := d.scanString()
+	end, esc, bad, ok := d.scanString(true)
 	if !ok {
 		return nil, false
 	}
 	raw := d.buf[d.pos+1 : end]
 	d.pos = end + 1
-	if !esc && (!nonASCII || utf8.Valid(raw)) {
+	if !esc && !bad {
 		return raw, true
 	}
 	// encoding/json coerces keys to well-formed UTF-8; do the same so names match alike.
@@ -744,7 +810,7 @@ func (d *jsonDecoder) skip(depth int) bool {
 	}
 	switch c := buf[d.pos]; {
 	case c == '"':
-		end, _, _, ok := d.scanString()
+		end, _, _, ok := d.scanString(false)
 		if ok {
 			d.pos = end + 1
 		}
@@ -781,7 +847,7 @@ func (d *jsonDecoder) skipObject(depth int) bool {
 		if d.pos >= len(buf) || buf[d.pos] != '"' {
 			return d.failChar("looking for beginning of object key string")
 		}
-		end, _, _, ok := d.scanString()
+		end, _, _, ok := d.scanString(false)
 		if !ok {
 			return false
 		}

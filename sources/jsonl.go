@@ -3,12 +3,14 @@ package sources
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"sync"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
@@ -47,6 +49,9 @@ type jsonlReader struct {
 	dec  *jsonDecoder
 	max  int
 
+	fields   []string
+	decoders *sync.Pool // *jsonDecoder for deferred decoding (shared by the source's files)
+
 	peek       jline // looked-ahead line, when hasPeek
 	hasPeek    bool
 	pendingErr error // found while looking ahead; returned by the next fill
@@ -57,7 +62,7 @@ func openJSONL(fi fileInfo, s *fileSource) (fileReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sources: %w", err)
 	}
-	r := &jsonlReader{fi: fi, f: f, cnt: &countReader{r: f}, dec: newJSONDecoder(s.fields), max: s.maxRecord}
+	r := &jsonlReader{fi: fi, f: f, cnt: &countReader{r: f}, dec: newJSONDecoder(s.fields), max: s.maxRecord, fields: s.fields, decoders: &s.decoders}
 	br := bufio.NewReaderSize(r.cnt, 64<<10)
 	magic, _ := br.Peek(2)
 	if strings.HasSuffix(strings.ToLower(fi.path), ".gz") || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
@@ -149,6 +154,12 @@ func (r *jsonlReader) fill(b *batchBuilder, n int) error {
 			continue
 		}
 		rec.Raw = l.b[:len(l.b):len(l.b)]
+		if b.deferred {
+			if b.decode == nil {
+				b.decode = r.decodeBatch
+			}
+			continue
+		}
 		if _, rerr := r.dec.decode(l.b, rec.Values, &b.ar); rerr != nil {
 			rec.Err = rerr
 		}
@@ -164,6 +175,26 @@ func (r *jsonlReader) fill(b *batchBuilder, n int) error {
 	default:
 		r.peek, r.hasPeek = l, true
 	}
+	return nil
+}
+
+// decodeBatch parses the lines of a batch built in deferred mode, on the consumer's goroutine.
+// Decoders are not safe for concurrent use; each call takes one from the source's pool.
+func (r *jsonlReader) decodeBatch(b *batchBuilder) error {
+	d, _ := r.decoders.Get().(*jsonDecoder)
+	if d == nil {
+		d = newJSONDecoder(r.fields)
+	}
+	for i := range b.records {
+		rec := &b.records[i]
+		if rec.Err != nil || rec.Raw == nil {
+			continue
+		}
+		if _, rerr := d.decode(rec.Raw, rec.Values, &b.ar); rerr != nil {
+			rec.Err = rerr
+		}
+	}
+	r.decoders.Put(d)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,30 +10,41 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/evalstream/evalstream/config"
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/tokenize"
 	"github.com/evalstream/evalstream/pipeline"
 	"github.com/evalstream/evalstream/sources"
 )
 
-// benchMixes are the synthetic workloads of `evalstream bench`: the metrics they run and
-// how their corpus is generated.
-var benchMixes = map[string]struct {
+// benchMix is a synthetic workload of `evalstream bench`: the metrics it runs, how its corpus
+// is generated, and the tokenizers its metrics apply (for the tokenize stage).
+type benchMix struct {
 	metrics []string
 	file    string
 	gen     func(rng *rand.Rand, i int) map[string]any
-}{
-	"bleu":           {[]string{"bleu"}, "corpus.jsonl", genTranslation},
-	"chrf":           {[]string{"chrf"}, "corpus.jsonl", genTranslation},
-	"text":           {[]string{"bleu", "chrf", "rouge_n:n=1,stem=true", "rouge_n:n=2,stem=true", "rouge_l:compat=rouge-score,stem=true", "rouge_lsum:stem=true"}, "corpus.jsonl", genTranslation},
-	"rouge":          {[]string{"rouge_n:n=1,stem=true", "rouge_n:n=2,stem=true", "rouge_l:compat=rouge-score,stem=true", "rouge_lsum:stem=true"}, "corpus.jsonl", genTranslation},
-	"classification": {[]string{"accuracy", "f1:compat=sklearn,average=macro", "mcc", "confusion_matrix:num_classes=5"}, "corpus.arrow", genClassification},
-	"regression":     {[]string{"pearson", "spearman"}, "corpus.arrow", genRegression},
+	toks    []string // tokenize.New names; "rouge+stem" is the stemming rouge tokenizer
 }
+
+var rougeMetrics = []string{"rouge_n:n=1,stem=true", "rouge_n:n=2,stem=true", "rouge_l:compat=rouge-score,stem=true", "rouge_lsum:stem=true"}
+
+var benchMixes = map[string]benchMix{
+	"bleu":           {[]string{"bleu"}, "corpus.jsonl", genTranslation, []string{"13a"}},
+	"chrf":           {[]string{"chrf"}, "corpus.jsonl", genTranslation, nil},
+	"text":           {append([]string{"bleu", "chrf"}, rougeMetrics...), "corpus.jsonl", genTranslation, []string{"13a", "rouge+stem"}},
+	"rouge":          {rougeMetrics, "corpus.jsonl", genSummary, []string{"rouge+stem"}},
+	"classification": {[]string{"accuracy", "f1:compat=sklearn,average=macro", "mcc", "confusion_matrix:num_classes=5"}, "corpus.arrow", genClassification, nil},
+	"regression":     {[]string{"pearson", "spearman"}, "corpus.arrow", genRegression, nil},
+}
+
+func mixNames() string { return "bleu|chrf|text|rouge|classification|regression" }
 
 var benchWords = strings.Fields(`the of and to in a is that for it as was with be by on not he this are or his from at which
 but have an they you were her she there been one all we their has would when if so no will more can who said
@@ -54,7 +66,12 @@ func genTranslation(rng *rand.Rand, i int) map[string]any {
 }
 
 func genClassification(rng *rand.Rand, i int) map[string]any {
-	return map[string]any{"prediction": int64(rng.Intn(5)), "label": int64(rng.Intn(5))}
+	label := int64(rng.Intn(5))
+	pred := label
+	if rng.Intn(10) < 3 {
+		pred = int64(rng.Intn(5))
+	}
+	return map[string]any{"prediction": pred, "label": label}
 }
 
 func genRegression(rng *rand.Rand, i int) map[string]any {
@@ -62,22 +79,192 @@ func genRegression(rng *rand.Rand, i int) map[string]any {
 	return map[string]any{"prediction": y + rng.NormFloat64()*0.5, "label": math.Round(y*10) / 10}
 }
 
+// The summarization corpus (mix rouge) imitates news highlights: sentences of English words
+// drawn from a Zipf law over a vocabulary of inflected forms (so stemming has work to do),
+// with a long tail of made-up names, numbers and punctuation. A reference has 3-4 sentences
+// joined by "\n" (rougeLsum's sentence split); the prediction reuses spans of it, as an
+// extractive summary does, with substitutions.
+var (
+	sumRoots = strings.Fields(`report govern nation elect vote announc investig police court charg
+		attack kill die injur famili child school student teacher hospit doctor patient health
+		compani market share price rise fall increas decreas econom bank money tax budget
+		plan propos law rule minist presid leader parti campaign support oppos protest
+		citi town villag road bridg build hous home fire flood storm weather rain wind
+		team player game match win lose season coach club leagu score goal record
+		scientist research studi discov develop test result show suggest claim warn
+		water food energi power oil gas climat environ protect forest anim speci
+		travel flight airport passeng train station crash accid driver vehicl
+		music film star actor singer award festiv book author write publish read`)
+	sumSuffixes = []string{"", "", "", "e", "es", "ed", "ing", "er", "ers", "ation", "ations", "ment", "ments", "ly", "ness", "ive", "ity", "al", "ally", "ional"}
+	sumFunction = strings.Fields(`the the the a a an of of of to to in in and and for on with at by from
+		that is was were are has have had be been will would said says after before over
+		about into more than who which their its his her they it this new two three first last`)
+	sumSyll = strings.Fields(`ka lo mi ran te vos bel dor an ri ste mar qu el in on za pe li gor`)
+)
+
+type sumVocab struct {
+	words []string
+	zipf  *rand.Zipf
+}
+
+func newSumVocab(rng *rand.Rand) *sumVocab {
+	v := &sumVocab{}
+	for _, r := range sumRoots {
+		for _, s := range sumSuffixes {
+			v.words = append(v.words, r+s)
+		}
+	}
+	rng.Shuffle(len(v.words), func(i, j int) { v.words[i], v.words[j] = v.words[j], v.words[i] })
+	v.zipf = rand.NewZipf(rng, 1.07, 3, uint64(len(v.words)-1))
+	return v
+}
+
+func (v *sumVocab) word(rng *rand.Rand) string {
+	switch x := rng.Intn(100); {
+	case x < 45:
+		return sumFunction[rng.Intn(len(sumFunction))]
+	case x < 50: // a name: the long tail
+		n := 2 + rng.Intn(3)
+		var b strings.Builder
+		for k := 0; k < n; k++ {
+			b.WriteString(sumSyll[rng.Intn(len(sumSyll))])
+		}
+		s := b.String()
+		return strings.ToUpper(s[:1]) + s[1:]
+	case x < 53:
+		return strconv.Itoa(rng.Intn(2000))
+	}
+	return v.words[v.zipf.Uint64()]
+}
+
+func (v *sumVocab) sentence(rng *rand.Rand, n int) []string {
+	w := make([]string, n)
+	for i := range w {
+		w[i] = v.word(rng)
+	}
+	return w
+}
+
+func joinSentence(w []string) string {
+	if len(w) == 0 {
+		return "."
+	}
+	s := strings.Join(w, " ")
+	return strings.ToUpper(s[:1]) + s[1:] + "."
+}
+
+var summaryVocab *sumVocab
+
+func genSummary(rng *rand.Rand, i int) map[string]any {
+	if summaryVocab == nil || i == 0 {
+		summaryVocab = newSumVocab(rand.New(rand.NewSource(99)))
+	}
+	v := summaryVocab
+	nref := 3 + rng.Intn(2)
+	ref := make([]string, nref)
+	pred := make([]string, 3)
+	for s := 0; s < nref; s++ {
+		words := v.sentence(rng, 10+rng.Intn(16))
+		ref[s] = joinSentence(words)
+		if s < len(pred) {
+			// Keep a span of the reference sentence, change some words, add some.
+			lo := rng.Intn(len(words) / 3)
+			hi := len(words) - rng.Intn(len(words)/3)
+			p := append([]string(nil), words[lo:hi]...)
+			for k := range p {
+				if rng.Intn(5) == 0 {
+					p[k] = v.word(rng)
+				}
+			}
+			p = append(p, v.sentence(rng, rng.Intn(6))...)
+			if rng.Intn(4) == 0 {
+				p[len(p)/2] += ","
+			}
+			pred[s] = joinSentence(p)
+		}
+	}
+	return map[string]any{"id": int64(i), "prediction": strings.Join(pred, "\n"), "references": []any{strings.Join(ref, "\n")}}
+}
+
+// benchRun is one scoring pass.
+type benchRun struct {
+	Workers    int     `json:"workers"`
+	Seconds    float64 `json:"seconds"`
+	RecordsSec float64 `json:"records_per_s"`
+	MBSec      float64 `json:"mb_per_s"`
+	Merge      float64 `json:"merge_seconds"`
+	Allocs     float64 `json:"allocs_per_record"`
+	AllocBytes float64 `json:"alloc_bytes_per_record"`
+	GCs        uint32  `json:"gc_cycles"`
+	results    *pipeline.Results
+}
+
+// benchReport is what `bench --json` prints.
+type benchReport struct {
+	Input    string           `json:"input"`
+	Records  int64            `json:"records"`
+	Bad      int64            `json:"bad_records"`
+	MB       float64          `json:"mb"`
+	Metrics  []string         `json:"metrics"`
+	Batch    int              `json:"batch_size"`
+	Procs    int              `json:"gomaxprocs"`
+	Read     float64          `json:"read_split_seconds,omitempty"`
+	Decode   float64          `json:"decode_seconds,omitempty"`
+	Tokenize float64          `json:"tokenize_seconds,omitempty"`
+	Runs     []benchRun       `json:"runs"`
+	Scaling  float64          `json:"scaling,omitempty"`
+	Same     bool             `json:"identical_results"`
+	PeakRSS  int64            `json:"peak_rss_bytes"`
+	Values   map[string]any   `json:"values"`
+	Errors   map[string]int64 `json:"errors,omitempty"`
+}
+
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench", stderr)
-	mix := fs.String("mix", "text", "synthetic workload: bleu|chrf|text|rouge|classification|regression")
+	mix := fs.String("mix", "text", "synthetic workload: "+mixNames())
 	n := fs.Int("records", 200000, "records to generate for the synthetic corpus")
 	input := fs.String("input", "", "benchmark this file (or glob/directory) instead of a synthetic corpus")
 	var metricSpecs stringList
 	fs.Var(&metricSpecs, "metric", "TYPE[:opt=val,...] to run instead of the mix's metrics (repeatable)")
-	workers := fs.Int("workers", 0, "worker goroutines (0 = one per CPU)")
+	workersFlag := fs.String("workers", "0", "worker goroutines (0 = one per CPU); a list such as 1,2 runs each and reports the scaling")
 	batch := fs.Int("batch-size", config.DefaultBatchSize, "records per batch")
-	repeat := fs.Int("repeat", 1, "run the scoring pass this many times and report the best")
+	repeat := fs.Int("repeat", 1, "run each scoring pass this many times and report the best")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the scoring passes to this file (go tool pprof)")
+	memProfile := fs.String("memprofile", "", "write an allocation profile of the scoring passes to this file (go tool pprof -sample_index=alloc_objects)")
+	writeCorpus := fs.String("write-corpus", "", "only write the mix's synthetic corpus (--records records) to this file (.jsonl[.gz], .arrow, .arrows, .parquet) and exit")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	scoreOnly := fs.Bool("score-only", false, "skip the read, decode and tokenize stages (the peak RSS is then that of scoring alone)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	m, ok := benchMixes[*mix]
-	if !ok && len(metricSpecs) == 0 {
-		return usageErr("--mix must be one of bleu|chrf|text|rouge|classification|regression")
+	if !ok && (len(metricSpecs) == 0 || *input == "") {
+		return usageErr("--mix must be one of %s", mixNames())
+	}
+	var workerList []int
+	for _, w := range strings.Split(*workersFlag, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(w))
+		if err != nil || k < 0 {
+			return usageErr("--workers: want a number or a list of numbers, got %q", *workersFlag)
+		}
+		if k == 0 {
+			k = runtime.GOMAXPROCS(0)
+		}
+		workerList = append(workerList, k)
+	}
+	if *n < 0 {
+		return usageErr("--records must be >= 0")
+	}
+	genCorpus := func(path string) error {
+		rng := rand.New(rand.NewSource(1))
+		return sources.WriteCorpusFunc(path, *n, func(i int) map[string]any { return m.gen(rng, i) })
+	}
+	if *writeCorpus != "" {
+		if err := genCorpus(*writeCorpus); err != nil {
+			return runtimeErr(err)
+		}
+		fmt.Fprintf(stdout, "wrote %d %s records to %s\n", *n, *mix, *writeCorpus)
+		return nil
 	}
 	specs := metricSpecs
 	if len(specs) == 0 {
@@ -91,18 +278,13 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer os.RemoveAll(dir)
 		path = filepath.Join(dir, m.file)
-		rng := rand.New(rand.NewSource(1))
-		recs := make([]map[string]any, *n)
-		for i := range recs {
-			recs[i] = m.gen(rng, i)
-		}
-		if err := sources.WriteCorpus(path, recs); err != nil {
+		if err := genCorpus(path); err != nil {
 			return runtimeErr(err)
 		}
 	}
 	cfg := &config.Config{
 		Source:   config.Source{Type: "file", Path: path},
-		Pipeline: config.Pipeline{Workers: *workers, BatchSize: *batch, OnError: "skip"},
+		Pipeline: config.Pipeline{Workers: workerList[0], BatchSize: *batch, OnError: "skip"},
 		Sinks:    []config.Sink{{Type: "stdout"}},
 	}
 	for i, s := range specs {
@@ -132,85 +314,245 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	open := func() (pipeline.Source, error) {
 		return sources.OpenFiles(sources.FileConfig{Path: path, Format: "auto"}, j.plan.Fields, *batch, cfg.Source.MaxRecordBytes)
 	}
+	rep := &benchReport{Input: path, MB: float64(size) / 1e6, Metrics: specs, Batch: *batch, Procs: runtime.GOMAXPROCS(0)}
 
-	// Stage 1: decode only (one reader, as in a run).
-	decodeStart := time.Now()
-	src, err := open()
+	var read, decoded int64
+	if !*scoreOnly {
+		if err := benchStages(ctx, rep, m, metricSpecs, j.plan, open, &read, &decoded); err != nil {
+			return err
+		}
+	}
+
+	// Stage 4: the whole scoring pass (read, decode, tokenize, fold, merge), per worker
+	// count, best of --repeat.
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return runtimeErr(err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return runtimeErr(err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if *memProfile != "" {
+		runtime.MemProfileRate = 4096
+		defer func() {
+			f, err := os.Create(*memProfile)
+			if err == nil {
+				runtime.GC()
+				err = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "evalstream bench: memprofile: %v\n", err)
+			}
+		}()
+	}
+	rep.Same = true
+	for _, w := range workerList {
+		var best benchRun
+		for r := 0; r < max(1, *repeat); r++ {
+			var ms0, ms1 runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&ms0)
+			src, err := open()
+			if err != nil {
+				return runtimeErr(err)
+			}
+			p := &pipeline.Progress{}
+			start := time.Now()
+			a, err := pipeline.Run(ctx, src, pipeline.Config{Plan: j.plan, Workers: w, Policy: j.policy(), Progress: p})
+			el := time.Since(start)
+			src.Close()
+			if err != nil {
+				return runtimeErr(err)
+			}
+			runtime.ReadMemStats(&ms1)
+			recs := float64(a.Records + a.Skipped)
+			run := benchRun{Workers: w, Seconds: el.Seconds(), RecordsSec: recs / el.Seconds(), MBSec: float64(size) / 1e6 / el.Seconds(),
+				Merge: float64(p.MergeNanos.Load()) / 1e9, Allocs: float64(ms1.Mallocs-ms0.Mallocs) / max(recs, 1),
+				AllocBytes: float64(ms1.TotalAlloc-ms0.TotalAlloc) / max(recs, 1), GCs: ms1.NumGC - ms0.NumGC, results: a.Results()}
+			rep.Records, rep.Bad, rep.Errors = a.Records+a.Skipped, a.Skipped, a.Errors
+			if best.Seconds == 0 || run.Seconds < best.Seconds {
+				best = run
+			}
+		}
+		if len(rep.Runs) > 0 && !sameResults(rep.Runs[0].results, best.results) {
+			rep.Same = false
+		}
+		rep.Runs = append(rep.Runs, best)
+	}
+	if len(rep.Runs) > 1 {
+		rep.Scaling = rep.Runs[len(rep.Runs)-1].RecordsSec / rep.Runs[0].RecordsSec
+	}
+	if rss, ok := peakRSS(); ok {
+		rep.PeakRSS = rss
+	}
+	rep.Values = map[string]any{}
+	last := rep.Runs[len(rep.Runs)-1].results
+	for _, mr := range last.Metrics {
+		rep.Values[mr.Name] = mr.Value
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return runtimeErr(err)
+		}
+		_, err = fmt.Fprintf(stdout, "%s\n", b)
+		return err
+	}
+	printBench(stdout, rep, read, decoded, last)
+	return nil
+}
+
+// benchStages measures the stages of a run apart, each on one goroutine: reading and
+// splitting the input, decoding it, and the mix's tokenizers.
+func benchStages(ctx context.Context, rep *benchReport, m benchMix, metricSpecs []string, plan *pipeline.Plan, open func() (pipeline.Source, error), read, decoded *int64) error {
+	// Stage 1: read and split only (what the single reader goroutine of a run does).
+	readStart := time.Now()
+	err := drainSource(ctx, open, pipeline.WithDeferredDecode(ctx), func(b *pipeline.Batch) error {
+		if b.Columns != nil && len(b.Records) == 0 {
+			*read += int64(b.Columns.N)
+		} else {
+			*read += int64(len(b.Records))
+		}
+		return nil
+	})
 	if err != nil {
 		return runtimeErr(err)
 	}
-	var decoded int64
+	rep.Read = time.Since(readStart).Seconds()
+
+	// Stage 2: decode on one goroutine; stage 3: the mix's tokenizers on the decoded text, on
+	// one goroutine (timed apart).
+	// The tokenizers run as the metrics run them: appending into a reused slice, and the
+	// rouge tokenizer with its stem cache.
+	var toks []tokenize.AppendFunc
+	if len(metricSpecs) == 0 {
+		for _, name := range m.toks {
+			if name == "rouge+stem" {
+				rt := tokenize.NewRougeTokenizer(true)
+				toks = append(toks, func(dst []string, s string) []string {
+					rt.Reset()
+					return rt.Append(dst, s)
+				})
+				continue
+			}
+			fn, err := tokenize.NewAppend(name)
+			if err != nil {
+				return runtimeErr(err)
+			}
+			toks = append(toks, fn)
+		}
+	}
+	var tokBuf []string
+	textFields := []int{plan.FieldIndex("prediction"), plan.FieldIndex("references")}
+	var tokTime time.Duration
+	decodeStart := time.Now()
+	err = drainSource(ctx, open, ctx, func(b *pipeline.Batch) error {
+		*decoded += int64(len(b.Records))
+		if len(toks) == 0 {
+			return nil
+		}
+		t0 := time.Now()
+		for i := range b.Records {
+			for _, f := range textFields {
+				if f < 0 {
+					continue
+				}
+				v := b.Records[i].Values[f]
+				for _, tok := range toks {
+					switch v.Kind {
+					case core.String:
+						tokBuf = tok(tokBuf[:0], v.Str)
+					case core.StringList:
+						for _, s := range v.Strs {
+							tokBuf = tok(tokBuf[:0], s)
+						}
+					}
+				}
+			}
+		}
+		tokTime += time.Since(t0)
+		return nil
+	})
+	if err != nil {
+		return runtimeErr(err)
+	}
+	rep.Decode = (time.Since(decodeStart) - tokTime).Seconds()
+	rep.Tokenize = tokTime.Seconds()
+
+	return nil
+}
+
+// drainSource reads a fresh source to the end with ctx, calling fn for every batch.
+func drainSource(ctx context.Context, open func() (pipeline.Source, error), nctx context.Context, fn func(*pipeline.Batch) error) error {
+	src, err := open()
+	if err != nil {
+		return err
+	}
+	defer src.Close()
 	for {
-		b, err := src.Next(ctx)
+		b, err := src.Next(nctx)
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			src.Close()
-			return runtimeErr(err)
+			return err
 		}
-		decoded += int64(len(b.Records))
+		err = fn(b)
 		if b.Release != nil {
 			b.Release()
 		}
+		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 	}
-	src.Close()
-	decode := time.Since(decodeStart)
+}
 
-	// Stage 2: the whole scoring pass (decode + tokenize + fold + merge), best of --repeat.
-	var best time.Duration
-	var acc *pipeline.Accumulator
-	var progress *pipeline.Progress
-	var allocs uint64
-	for r := 0; r < max(1, *repeat); r++ {
-		var ms0, ms1 runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&ms0)
-		src, err := open()
-		if err != nil {
-			return runtimeErr(err)
-		}
-		p := &pipeline.Progress{}
-		start := time.Now()
-		a, err := pipeline.Run(ctx, src, pipeline.Config{Plan: j.plan, Workers: *workers, Policy: j.policy(), Progress: p})
-		el := time.Since(start)
-		src.Close()
-		if err != nil {
-			return runtimeErr(err)
-		}
-		runtime.ReadMemStats(&ms1)
-		if best == 0 || el < best {
-			best, acc, progress, allocs = el, a, p, ms1.Mallocs-ms0.Mallocs
-		}
+// sameResults reports whether two runs computed identical metrics (values and details).
+func sameResults(a, b *pipeline.Results) bool {
+	return a.Records == b.Records && a.Skipped == b.Skipped && reflect.DeepEqual(a.Metrics, b.Metrics)
+}
+
+func printBench(w io.Writer, rep *benchReport, read, decoded int64, res *pipeline.Results) {
+	recs := float64(rep.Records)
+	fmt.Fprintf(w, "evalstream bench: %s, %d records, %.1f MB, batch %d, GOMAXPROCS %d\n", rep.Input, rep.Records, rep.MB, rep.Batch, rep.Procs)
+	fmt.Fprintf(w, "metrics: %s\n", strings.Join(rep.Metrics, "  "))
+	row := func(name string, secs float64, extra string) {
+		fmt.Fprintf(w, "  %-26s %9.3f s %13.0f records/s %9.1f MB/s  %s\n", name, secs, recs/secs, rep.MB/secs, extra)
 	}
-	res := acc.Results()
-	w := *workers
-	if w <= 0 {
-		w = runtime.GOMAXPROCS(0)
+	if rep.Read > 0 { // not --score-only
+		row("read+split (1 reader)", rep.Read, "")
+		row("decode (1 goroutine)", rep.Decode, "")
 	}
-	recs := float64(acc.Records + acc.Skipped)
-	fmt.Fprintf(stdout, "evalstream bench: %s, %d records, %.1f MB, %d workers, batch %d, GOMAXPROCS %d\n", path, int64(recs), float64(size)/1e6, w, *batch, runtime.GOMAXPROCS(0))
-	fmt.Fprintf(stdout, "metrics: %s\n", strings.Join(specs, "  "))
-	row := func(name string, d time.Duration, extra string) {
-		fmt.Fprintf(stdout, "  %-22s %10.3f s  %12.0f records/s  %8.1f MB/s  %s\n", name, d.Seconds(), recs/d.Seconds(), float64(size)/1e6/d.Seconds(), extra)
+	if rep.Tokenize > 0 {
+		row("tokenize (1 goroutine)", rep.Tokenize, "the mix's tokenizers alone")
 	}
-	row("decode only (1 reader)", decode, "")
-	row("score (whole pass)", best, fmt.Sprintf("decode share %.0f%%", 100*decode.Seconds()/best.Seconds()))
-	fmt.Fprintf(stdout, "  %-22s %10.6f s\n", "merge", float64(progress.MergeNanos.Load())/1e9)
-	fmt.Fprintf(stdout, "  allocations            %10.1f per record\n", float64(allocs)/recs)
-	if rss, ok := peakRSS(); ok {
-		fmt.Fprintf(stdout, "  peak RSS               %10.1f MB\n", float64(rss)/1e6)
+	for _, r := range rep.Runs {
+		row(fmt.Sprintf("score, %d worker(s)", r.Workers), r.Seconds,
+			fmt.Sprintf("merge %.6f s, %.2f allocs (%.0f B)/record, %d GCs", r.Merge, r.Allocs, r.AllocBytes, r.GCs))
 	}
-	if decoded != int64(recs) {
-		fmt.Fprintf(stdout, "  warning: decode pass saw %d records, scoring pass %d\n", decoded, int64(recs))
+	if rep.Scaling > 0 {
+		fmt.Fprintf(w, "  %-26s %9.2fx (%d -> %d workers); identical results: %v\n", "scaling", rep.Scaling, rep.Runs[0].Workers, rep.Runs[len(rep.Runs)-1].Workers, rep.Same)
+	}
+	if rep.PeakRSS > 0 {
+		fmt.Fprintf(w, "  %-26s %9.1f MB\n", "peak RSS (process)", float64(rep.PeakRSS)/1e6)
+	}
+	if rep.Read > 0 && (decoded != rep.Records || read != rep.Records) {
+		fmt.Fprintf(w, "  warning: the read and decode passes saw %d and %d records, scoring %d\n", read, decoded, rep.Records)
 	}
 	for _, mr := range res.Metrics {
-		fmt.Fprintf(stdout, "  %-22s %v\n", mr.Name, formatBenchValue(mr.Value))
+		fmt.Fprintf(w, "  %-26s %v\n", mr.Name, formatBenchValue(mr.Value))
 	}
-	if acc.Skipped > 0 {
-		fmt.Fprintf(stdout, "  bad records: %d %v\n", acc.Skipped, acc.Errors)
+	if rep.Bad > 0 {
+		fmt.Fprintf(w, "  bad records: %d %v\n", rep.Bad, rep.Errors)
 	}
-	return nil
 }
 
 func formatBenchValue(v any) string {

@@ -72,7 +72,7 @@ type Metric struct {
 	autoReweigh bool    // nltk
 	macro       bool
 	tokName     string
-	tok         tokenize.Func
+	tok         tokenize.AppendFunc
 	lower       bool
 	scale100    bool
 	countN      int  // orders counted per sentence: N, or max(N,5) for NLTK methods 5 and 7
@@ -197,7 +197,7 @@ func NewBLEU(o *core.Options) (core.Metric, error) {
 		defTok = "13a"
 	}
 	m.tokName = o.String("tokenize", defTok, bleuTokenizers...)
-	tok, err := tokenize.New(m.tokName)
+	tok, err := tokenize.NewAppend(m.tokName)
 	if err != nil {
 		return nil, fmt.Errorf("bleu: %w", err)
 	}

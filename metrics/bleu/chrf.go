@@ -87,6 +87,7 @@ const wordBit = 1 << 31
 // chrfWork is scratch space for one record.
 type chrfWork struct {
 	c      counter
+	cp     charPacked
 	chars  []uint32
 	words  []string
 	wids   []uint32
@@ -203,7 +204,11 @@ func (m *CHRF) record(w *chrfWork, ex *core.Example) int {
 	nc, nw := m.charOrder, m.wordOrder
 	order := nc + nw
 	hyp := m.prepare(ex.Values[0], -1)
-	w.chars = m.charIDs(w.chars[:0], hyp)
+	nHypChars, packed := w.cp.startHyp(hyp, nc, m.whitespace)
+	if !packed {
+		w.chars = m.charIDs(w.chars[:0], hyp)
+		nHypChars = len(w.chars)
+	}
 	w.words = w.words[:0]
 	if nw > 0 {
 		w.words = appendWords(w.words, hyp)
@@ -213,12 +218,16 @@ func (m *CHRF) record(w *chrfWork, ex *core.Example) int {
 	for i := range w.words {
 		w.wids = append(w.wids, w.c.toks.intern(i)|wordBit)
 	}
-	w.c.startGrams(len(w.chars)*nc + len(w.wids)*nw)
-	w.c.countHyp(w.chars, nc)
+	if packed {
+		w.c.startGrams(len(w.wids) * nw)
+	} else {
+		w.c.startGrams(len(w.chars)*nc + len(w.wids)*nw)
+		w.c.countHyp(w.chars, nc)
+	}
 	w.c.countHyp(w.wids, nw)
 	w.hypTot = zeros(w.hypTot, order)
 	for n := 1; n <= nc; n++ {
-		w.hypTot[n-1] = total(len(w.chars), n)
+		w.hypTot[n-1] = total(nHypChars, n)
 	}
 	for n := 1; n <= nw; n++ {
 		w.hypTot[nc+n-1] = total(len(w.wids), n)
@@ -232,9 +241,14 @@ func (m *CHRF) record(w *chrfWork, ex *core.Example) int {
 		ref := m.prepare(rv, j)
 		w.match = zeros(w.match, order)
 		w.c.newRef()
-		w.chars = m.charIDs(w.chars[:0], ref)
-		w.c.refMatch(w.chars, nc, w.match[:nc])
-		nRefChars := len(w.chars)
+		var nRefChars int
+		if packed {
+			nRefChars = w.cp.refMatch(ref, nc, m.whitespace, w.match[:nc])
+		} else {
+			w.chars = m.charIDs(w.chars[:0], ref)
+			w.c.refMatch(w.chars, nc, w.match[:nc])
+			nRefChars = len(w.chars)
+		}
 		nRefWords := 0
 		if nw > 0 {
 			words := appendWords(w.words[len(w.words):], ref)

@@ -3,7 +3,6 @@ package bleu
 import (
 	"math"
 	"math/big"
-	"sync"
 )
 
 // The reference libraries compute BLEU with C's log and exp (glibc), which are correctly
@@ -67,13 +66,14 @@ const (
 	logTabMax = 54
 )
 
-var (
-	tabOnce sync.Once
+// The tables (pytables.go): logTab[j-logTabMin] = log(1 + j/128), exp2Tab[j] = 2^(j/128),
+// ln2 = ln 2, ln2by = ln(2)/128, all as double-doubles.
+type pyTables struct {
 	logTab  [logTabMax - logTabMin + 1]dd
-	exp2Tab [128]dd // 2^(j/128)
-	ln2     dd      // ln 2
-	ln2by   dd      // ln(2)/128
-)
+	exp2Tab [128]dd
+	ln2     dd
+	ln2by   dd
+}
 
 const bigPrec = 256
 
@@ -105,14 +105,16 @@ func bigLog(x *big.Float) *big.Float {
 	return sum.Mul(sum, big.NewFloat(2))
 }
 
-func buildTables() {
+// computeTables computes the tables with math/big; pytables.go holds its output, so that no
+// process pays for it at run time.
+func computeTables() (t pyTables) {
 	two := big.NewFloat(2).SetPrec(bigPrec)
 	l2 := bigLog(two)
-	ln2 = bigDD(l2)
-	ln2by = bigDD(new(big.Float).SetPrec(bigPrec).Quo(l2, big.NewFloat(128)))
+	t.ln2 = bigDD(l2)
+	t.ln2by = bigDD(new(big.Float).SetPrec(bigPrec).Quo(l2, big.NewFloat(128)))
 	for j := logTabMin; j <= logTabMax; j++ {
 		c := new(big.Float).SetPrec(bigPrec).SetFloat64(1 + float64(j)/128)
-		logTab[j-logTabMin] = bigDD(bigLog(c))
+		t.logTab[j-logTabMin] = bigDD(bigLog(c))
 	}
 	// roots[i] = 2^(2^-(i+1)), by repeated square roots.
 	var roots [7]*big.Float
@@ -128,8 +130,9 @@ func buildTables() {
 				v.Mul(v, roots[i])
 			}
 		}
-		exp2Tab[j] = bigDD(v)
+		t.exp2Tab[j] = bigDD(v)
 	}
+	return t
 }
 
 var third = dd{1.0 / 3, 1.850371707708594e-17} // 1/3 as a double-double
@@ -139,7 +142,6 @@ func pyLog(x float64) float64 {
 	if !(x >= 0x1p-1022 && x < math.Inf(1)) {
 		return slowLog(x)
 	}
-	tabOnce.Do(buildTables)
 	// Fast path: log1p of the reduced argument by its Taylor series, the first two terms in
 	// double-double; return when the error bound cannot change the rounding (Ziv's test).
 	b := math.Float64bits(x)
@@ -184,7 +186,6 @@ func slowLog(x float64) float64 {
 	case math.IsInf(x, 1):
 		return x
 	}
-	tabOnce.Do(buildTables)
 	e := 0
 	if x < 0x1p-1022 { // subnormal
 		x *= 0x1p54
@@ -230,7 +231,6 @@ func pyExp(x float64) float64 {
 	case x == 0:
 		return 1
 	}
-	tabOnce.Do(buildTables)
 	n := math.Round(x / ln2by.hi)
 	// r = x - n·ln2/128, |r| <= ln2/256.
 	p := twoProd(n, ln2by.hi)

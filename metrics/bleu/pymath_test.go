@@ -77,3 +77,12 @@ func BenchmarkGoLog(b *testing.B) {
 	}
 	_ = s
 }
+
+// The literal tables of pytables.go are exactly what computeTables computes.
+func TestPrecomputedTables(t *testing.T) {
+	want := computeTables()
+	require.Equal(t, want.ln2, ln2)
+	require.Equal(t, want.ln2by, ln2by)
+	require.Equal(t, want.logTab, logTab)
+	require.Equal(t, want.exp2Tab, exp2Tab)
+}

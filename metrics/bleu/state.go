@@ -40,6 +40,7 @@ func (a lastSent) after(b lastSent) bool {
 // work is scratch space for scoring one record. It keeps no data between records.
 type work struct {
 	c     counter
+	pc    packedCounter
 	hyp   []string
 	ref   []string
 	m, t  []int64
@@ -57,16 +58,19 @@ func lowerAll(dst, toks []string) []string {
 	return dst
 }
 
-func (m *Metric) text(s string) []string {
+// text appends the tokens of s to dst.
+func (m *Metric) text(dst []string, s string) []string {
 	if m.lower {
 		s = tokenize.PyLower(s)
 	}
-	return m.tok(s)
+	return m.tok(dst, s)
 }
 
+// hypTokens returns the hypothesis tokens; they may live in w.hyp.
 func (m *Metric) hypTokens(w *work, v core.Value) []string {
 	if v.Kind == core.String {
-		return m.text(v.Str)
+		w.hyp = m.text(w.hyp[:0], v.Str)
+		return w.hyp
 	}
 	if !m.lower {
 		return v.Strs
@@ -75,12 +79,15 @@ func (m *Metric) hypTokens(w *work, v core.Value) []string {
 	return w.hyp
 }
 
+// refTokens returns the tokens of reference j; they may live in w.ref.
 func (m *Metric) refTokens(w *work, v core.Value, j int) []string {
 	switch v.Kind {
 	case core.String:
-		return m.text(v.Str)
+		w.ref = m.text(w.ref[:0], v.Str)
+		return w.ref
 	case core.StringList:
-		return m.text(v.Strs[j])
+		w.ref = m.text(w.ref[:0], v.Strs[j])
+		return w.ref
 	}
 	if !m.lower {
 		return v.Lists[j]
@@ -110,8 +117,12 @@ func (m *Metric) sentence(w *work, ex *core.Example) {
 	for n := 1; n <= N; n++ {
 		w.t[n-1] = total(L, n)
 	}
+	packed := false
 	if L > 0 {
-		w.c.startHyp(hyp, N)
+		packed = N <= packedMaxOrder && w.pc.startHyp(hyp, N)
+		if !packed {
+			w.c.startHyp(hyp, N)
+		}
 	}
 	firstWins := m.preset == presetMindNLP
 	best, bestLen := -1, 0
@@ -125,11 +136,16 @@ func (m *Metric) sentence(w *work, ex *core.Example) {
 		if best < 0 || d < best || d == best && lr < bestLen && !firstWins {
 			best, bestLen = d, lr
 		}
-		if L > 0 && lr > 0 {
+		switch {
+		case L == 0 || lr == 0:
+		case packed:
+			w.pc.addRefMax(rt, N, w.m)
+		default:
 			w.c.addRefMax(w.c.refIDs(rt), N, w.m)
 		}
 	}
 	w.c.toks.release()
+	w.pc.release()
 	clear(w.hyp)
 	clear(w.ref)
 	w.cLen, w.rLen, w.nrefs = int64(L), int64(bestLen), nr

@@ -111,3 +111,119 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	}
 	return s, nil
 }
+
+// CheckIntColumns reports whether Check accepts every record whose prediction is the class
+// id cols[0][i] and whose label is cols[1][i] (integer values): every id is in range, and
+// accuracy's top_k is 1. It lets the pipeline fold a whole batch of integer columns at once
+// with AddIntColumns.
+func (m *Metric) CheckIntColumns(cols [][]int64) bool {
+	if len(cols) != 2 || len(cols[0]) != len(cols[1]) {
+		return false
+	}
+	if len(cols[0]) == 0 {
+		return true
+	}
+	if m.kind == kAccuracy && m.topK > 1 {
+		return false
+	}
+	lim := uint64(MaxClasses)
+	if m.numClasses > 0 {
+		lim = uint64(m.numClasses)
+	}
+	// As unsigned, a negative id is huge. The bitwise OR of the ids bounds their maximum, so
+	// it decides the common case in one cheap pass; the exact maximum is the fallback.
+	for _, col := range cols {
+		if orAll(col) >= lim && maxAll(col) >= lim {
+			return false
+		}
+	}
+	return true
+}
+
+// orAll is the bitwise OR of xs as unsigned numbers (an upper bound of their maximum).
+func orAll(xs []int64) uint64 {
+	var a, b, c, d uint64
+	i := 0
+	for ; i+4 <= len(xs); i += 4 {
+		x := xs[i : i+4 : i+4]
+		a |= uint64(x[0])
+		b |= uint64(x[1])
+		c |= uint64(x[2])
+		d |= uint64(x[3])
+	}
+	for ; i < len(xs); i++ {
+		a |= uint64(xs[i])
+	}
+	return a | b | c | d
+}
+
+// maxAll is the maximum of xs as unsigned numbers.
+func maxAll(xs []int64) uint64 {
+	var a, b, c, d uint64
+	i := 0
+	for ; i+4 <= len(xs); i += 4 {
+		x := xs[i : i+4 : i+4]
+		a = max(a, uint64(x[0]))
+		b = max(b, uint64(x[1]))
+		c = max(c, uint64(x[2]))
+		d = max(d, uint64(x[3]))
+	}
+	for ; i < len(xs); i++ {
+		a = max(a, uint64(xs[i]))
+	}
+	return max(a, b, c, d)
+}
+
+// AddIntColumns counts, weight times each, the records of a batch of class ids (prediction
+// cols[0][i], label cols[1][i]) that CheckIntColumns accepted. The state is exactly the one
+// Add of every record would give.
+func (s *State) AddIntColumns(cols [][]int64, weight int64) {
+	pred, label := cols[0], cols[1]
+	n := len(pred)
+	if weight <= 0 || n == 0 || len(label) != n {
+		return
+	}
+	label = label[:n]
+	s.total += int64(n) * weight
+	if s.m.kind == kAccuracy {
+		s.correct += countEqual(pred, label) * weight
+		return
+	}
+	// Grow to the largest id, as Add would. The OR bound avoids the exact maximum when no id
+	// can be new (the steady state).
+	if bound := orAll(pred) | orAll(label); bound >= uint64(s.mat.n) {
+		s.mat.grow(int(max(maxAll(pred), maxAll(label))) + 1) // < MaxClasses: checked
+	}
+	if s.mat.sparse != nil {
+		for i, p := range pred {
+			s.mat.sparse[cellKey(int(label[i]), int(p))] += weight
+		}
+		return
+	}
+	d, stride := s.mat.dense, int64(s.mat.stride)
+	for i, p := range pred {
+		d[label[i]*stride+p] += weight
+	}
+}
+
+// countEqual counts the positions where a and b (of equal length) hold the same value.
+func countEqual(a, b []int64) int64 {
+	b = b[:len(a)]
+	var c0, c1 int64
+	i := 0
+	for ; i+2 <= len(a); i += 2 {
+		c0 += b2i(a[i] == b[i])
+		c1 += b2i(a[i+1] == b[i+1])
+	}
+	if i < len(a) {
+		c0 += b2i(a[i] == b[i])
+	}
+	return c0 + c1
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

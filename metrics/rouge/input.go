@@ -17,10 +17,10 @@ var (
 
 // textOpts is how a metric turns a text value into tokens. It is immutable.
 type textOpts struct {
-	name  string        // tokenizer name
-	fn    tokenize.Func // nil for "rouge", which goes through tokenize.Rouge
-	stem  bool          // Porter stemming inside the rouge tokenizer
-	lower bool          // Python str.lower() before tokenizing (and on pre-tokenized tokens)
+	name  string              // tokenizer name
+	fn    tokenize.AppendFunc // nil for "rouge", which goes through a tokenize.RougeTokenizer
+	stem  bool                // Porter stemming inside the rouge tokenizer
+	lower bool                // Python str.lower() before tokenizing (and on pre-tokenized tokens)
 }
 
 // readTextOpts reads `tokenize`, `stem` and (when withLower) `lowercase`.
@@ -30,7 +30,7 @@ func readTextOpts(o *core.Options, defTok string, withLower bool) textOpts {
 		t.stem = o.Bool("stem", false)
 	} else {
 		o.Forbid("stem", "with tokenize: "+t.name+" (stemming is part of the rouge tokenizer)")
-		fn, err := tokenize.New(t.name)
+		fn, err := tokenize.NewAppend(t.name)
 		if err != nil {
 			o.Problem("tokenize", "%v", err)
 		}
@@ -58,15 +58,21 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// text tokenizes one string.
-func (t textOpts) text(s string) []string {
+// text tokenizes one string with the buffers of sc. The tokens are valid until the next
+// call (they are interned at once) and may alias sc's rouge tokenizer until sc.reset.
+func (t textOpts) text(sc *scratch, s string) []string {
 	if t.lower {
 		s = tokenize.PyLower(s)
 	}
 	if t.fn == nil {
-		return tokenize.Rouge(s, t.stem)
+		if sc.rt == nil {
+			sc.rt = tokenize.NewRougeTokenizer(t.stem)
+		}
+		sc.toks = sc.rt.Append(sc.toks[:0], s)
+	} else {
+		sc.toks = t.fn(sc.toks[:0], s)
 	}
-	return t.fn(s)
+	return sc.toks
 }
 
 // tokens returns pre-tokenized input as is, lowercased when asked. It never re-tokenizes.
@@ -155,20 +161,20 @@ func numRefs(v core.Value) int {
 }
 
 // predTokens tokenizes a prediction that passed checkPrediction.
-func (t textOpts) predTokens(v core.Value) []string {
+func (t textOpts) predTokens(sc *scratch, v core.Value) []string {
 	if v.Kind == core.StringList {
 		return t.tokens(v.Strs)
 	}
-	return t.text(v.Str)
+	return t.text(sc, v.Str)
 }
 
 // refTokens tokenizes reference i of a value that passed checkReferences.
-func (t textOpts) refTokens(v core.Value, i int) []string {
+func (t textOpts) refTokens(sc *scratch, v core.Value, i int) []string {
 	switch v.Kind {
 	case core.String:
-		return t.text(v.Str)
+		return t.text(sc, v.Str)
 	case core.StringList:
-		return t.text(v.Strs[i])
+		return t.text(sc, v.Strs[i])
 	default:
 		return t.tokens(v.Lists[i])
 	}

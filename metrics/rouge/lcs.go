@@ -1,36 +1,134 @@
 package rouge
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/evalstream/evalstream/metrics/tokenize"
+)
 
 // interner maps the tokens of one example to dense int32 ids. Ids are exact (no hashing
-// collisions): equal ids mean equal strings. It is reset per example, so its memory is
-// bounded by the largest example seen.
+// collisions): equal ids mean equal strings, compared on every hash match. It is reset per
+// example (slots carry a generation stamp, so reset costs nothing), so its memory is bounded
+// by the largest example seen.
 type interner struct {
-	ids map[string]int32
+	slots []islot
+	keys  []string // id -> token
+	mask  uint64
+	gen   uint32
+}
+
+type islot struct {
+	hash uint32
+	id   int32
+	gen  uint32
 }
 
 func (in *interner) reset() {
-	if in.ids == nil {
-		in.ids = make(map[string]int32)
-	} else if len(in.ids) > 0 {
-		clear(in.ids)
+	clear(in.keys) // drop the references to the example's strings
+	in.keys = in.keys[:0]
+	in.gen++
+	if in.gen == 0 {
+		clear(in.slots)
+		in.gen = 1
 	}
 }
 
 // n is the number of distinct tokens interned since the last reset.
-func (in *interner) n() int { return len(in.ids) }
+func (in *interner) n() int { return len(in.keys) }
+
+// grow makes room for want distinct tokens at most half the table.
+func (in *interner) grow(want int) {
+	need := 64
+	for need < 2*want {
+		need <<= 1
+	}
+	if len(in.slots) >= need {
+		return
+	}
+	in.slots = make([]islot, need)
+	in.mask = uint64(need - 1)
+	in.gen = 1
+	for id, k := range in.keys {
+		h := tokenize.HashString(k)
+		j := h & in.mask
+		for in.slots[j].gen == in.gen {
+			j = (j + 1) & in.mask
+		}
+		in.slots[j] = islot{hash: uint32(h), id: int32(id), gen: in.gen}
+	}
+}
 
 // appendIDs appends the ids of toks to dst, interning new tokens.
 func (in *interner) appendIDs(dst []int32, toks []string) []int32 {
+	in.grow(len(in.keys) + len(toks))
 	for _, t := range toks {
-		id, ok := in.ids[t]
-		if !ok {
-			id = int32(len(in.ids))
-			in.ids[t] = id
+		h := tokenize.HashString(t)
+		for j := h & in.mask; ; j = (j + 1) & in.mask {
+			s := &in.slots[j]
+			if s.gen != in.gen {
+				id := int32(len(in.keys))
+				in.keys = append(in.keys, t)
+				*s = islot{hash: uint32(h), id: id, gen: in.gen}
+				dst = append(dst, id)
+				break
+			}
+			if s.hash == uint32(h) && in.keys[s.id] == t {
+				dst = append(dst, s.id)
+				break
+			}
 		}
-		dst = append(dst, id)
 	}
 	return dst
+}
+
+// u64Interner maps uint64 keys to dense int32 ids 0..n-1, reset per use.
+type u64Interner struct {
+	slots []uslot
+	shift uint8
+	gen   uint32
+	n     int32
+}
+
+type uslot struct {
+	key uint64
+	id  int32
+	gen uint32
+}
+
+// reset empties the table and makes room for want keys.
+func (t *u64Interner) reset(want int) {
+	need := 64
+	for need < 4*want {
+		need <<= 1
+	}
+	if cap(t.slots) < need || cap(t.slots) > 64*need && cap(t.slots) > 1<<16 {
+		t.slots = make([]uslot, need)
+		t.gen = 0
+	}
+	t.slots = t.slots[:need]
+	t.shift = uint8(64 - bits.TrailingZeros(uint(need)))
+	t.gen++
+	if t.gen == 0 {
+		clear(t.slots[:cap(t.slots)])
+		t.gen = 1
+	}
+	t.n = 0
+}
+
+// intern returns the id of key. The table never grows: reset sized it.
+func (t *u64Interner) intern(key uint64) int32 {
+	mask := uint64(len(t.slots) - 1)
+	for i := (key * 0x9E3779B97F4A7C15) >> t.shift; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.gen != t.gen {
+			*s = uslot{key: key, id: t.n, gen: t.gen}
+			t.n++
+			return s.id
+		}
+		if s.key == key {
+			return s.id
+		}
+	}
 }
 
 // bitLCS computes LCS lengths of one fixed sequence a against many sequences b with the

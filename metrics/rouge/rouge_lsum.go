@@ -70,7 +70,7 @@ func (m *RougeLsum) pushSentences(sc *scratch, s string) int {
 			s = ""
 		}
 		if line != "" {
-			sc.push(m.text.text(line))
+			sc.push(m.text.text(sc, line))
 			n++
 		}
 	}

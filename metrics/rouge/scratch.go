@@ -1,21 +1,26 @@
 package rouge
 
-import "github.com/evalstream/evalstream/metrics/core"
+import (
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/tokenize"
+)
 
 // scratch holds the reusable buffers of one example's computation. A State owns one (so Add
 // does not allocate in the steady state); SentenceScore takes one from a pool. After done,
 // nothing in it refers to the example's strings (which may alias the source's buffers).
 type scratch struct {
 	in   interner
-	seq  []int32 // token ids: the candidate's, then each reference's (or each sentence's)
-	ends []int   // ends[i] is the end offset in seq of sequence i
-	kc   int     // distinct candidate tokens: the candidate's ids are 0..kc-1
+	rt   *tokenize.RougeTokenizer // the rouge tokenizer (with its stem cache), when used
+	toks []string                 // tokens of the text being loaded
+	seq  []int32                  // token ids: the candidate's, then each reference's (or each sentence's)
+	ends []int                    // ends[i] is the end offset in seq of sequence i
+	kc   int                      // distinct candidate tokens: the candidate's ids are 0..kc-1
 
 	lcs bitLCS
 	tab lcsTable
 
 	// n-grams
-	levels    []map[uint64]int32 // levels[k] interns (id of a (k+1)-gram, next token) → id of a (k+2)-gram
+	levels    []u64Interner // levels[k] interns (id of a (k+1)-gram, next token) → id of a (k+2)-gram
 	cur, next []int32
 	gramN     int
 	grams     []int32 // n-gram ids of every sequence, laid out like seq (n >= 2)
@@ -31,13 +36,19 @@ type scratch struct {
 // reset starts a new example.
 func (sc *scratch) reset() {
 	sc.in.reset()
+	if sc.rt != nil {
+		sc.rt.Reset()
+	}
 	sc.seq = sc.seq[:0]
 	sc.ends = sc.ends[:0]
 	sc.triples = sc.triples[:0]
 }
 
 // done drops the references to the example's strings.
-func (sc *scratch) done() { sc.in.reset() }
+func (sc *scratch) done() {
+	sc.in.reset()
+	clear(sc.toks)
+}
 
 // push appends one token sequence.
 func (sc *scratch) push(toks []string) {
@@ -58,10 +69,10 @@ func (sc *scratch) at(i int) []int32 {
 // example.
 func (sc *scratch) load(t textOpts, pred, refs core.Value) {
 	sc.reset()
-	sc.push(t.predTokens(pred))
+	sc.push(t.predTokens(sc, pred))
 	sc.kc = sc.in.n()
 	for i, n := 0, numRefs(refs); i < n; i++ {
-		sc.push(t.refTokens(refs, i))
+		sc.push(t.refTokens(sc, refs, i))
 	}
 }
 
@@ -74,10 +85,10 @@ func (sc *scratch) ngrams(n int) int {
 		return sc.in.n()
 	}
 	for len(sc.levels) < n-1 {
-		sc.levels = append(sc.levels, make(map[uint64]int32))
+		sc.levels = append(sc.levels, u64Interner{})
 	}
-	for _, l := range sc.levels[:n-1] {
-		clear(l)
+	for k := range sc.levels[:n-1] {
+		sc.levels[k].reset(len(sc.seq))
 	}
 	sc.grams = sc.grams[:0]
 	sc.gEnds = sc.gEnds[:0]
@@ -87,16 +98,11 @@ func (sc *scratch) ngrams(n int) int {
 			// a holds the (k-1)-gram ids at every position, b receives the k-gram ids.
 			a, b := append(sc.cur[:0], s...), sc.next
 			for k := 2; k <= n; k++ {
-				lv := sc.levels[k-2]
+				lv := &sc.levels[k-2]
 				b = b[:0]
 				for j := 0; j+k <= len(s); j++ {
 					key := uint64(uint32(a[j]))<<32 | uint64(uint32(s[j+k-1]))
-					id, ok := lv[key]
-					if !ok {
-						id = int32(len(lv))
-						lv[key] = id
-					}
-					b = append(b, id)
+					b = append(b, lv.intern(key))
 				}
 				a, b = b, a
 			}
@@ -105,7 +111,7 @@ func (sc *scratch) ngrams(n int) int {
 		}
 		sc.gEnds = append(sc.gEnds, len(sc.grams))
 	}
-	return len(sc.levels[n-2])
+	return int(sc.levels[n-2].n)
 }
 
 // gram returns the n-gram ids of sequence i after ngrams.

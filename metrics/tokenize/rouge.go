@@ -1,6 +1,9 @@
 package tokenize
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // rougeAlnum marks the bytes of [a-z0-9], rouge-score's token characters.
 var rougeAlnum = func() (t [256]bool) {
@@ -67,6 +70,12 @@ func Rouge(text string, stem bool) []string {
 // text itself is returned when nothing changes. n bounds the number of
 // tokens.
 func rougeSource(text string) (src string, n int) {
+	return rougeSourceBuf(text, nil)
+}
+
+// rougeSourceBuf is rougeSource writing a lowercased copy into the free capacity of *buf
+// when there is room (then *buf grows by the copy), else into a new allocation.
+func rougeSourceBuf(text string, buf *[]byte) (src string, n int) {
 	in, need := false, false
 	for i := 0; i < len(text); i++ {
 		c := text[i]
@@ -90,26 +99,203 @@ func rougeSource(text string) (src string, n int) {
 		return text, n
 	}
 	// Rewrite a copy in place: the output is never longer than the input.
-	buf := []byte(text)
+	var out []byte
+	if buf != nil && cap(*buf)-len(*buf) >= len(text) {
+		off := len(*buf)
+		out = append((*buf)[off:off:cap(*buf)], text...)
+	} else {
+		out = []byte(text)
+		buf = nil
+	}
 	j := 0
-	for i := 0; i < len(buf); i++ {
-		c := buf[i]
+	for i := 0; i < len(out); i++ {
+		c := out[i]
 		switch {
 		case c < utf8.RuneSelf:
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
-		case c == 0xc4 && i+1 < len(buf) && buf[i+1] == 0xb0: // İ -> "i" + separator
-			buf[j] = 'i'
+		case c == 0xc4 && i+1 < len(out) && out[i+1] == 0xb0: // İ -> "i" + separator
+			out[j] = 'i'
 			j++
 			c = ' '
 			i++
-		case c == 0xe2 && i+2 < len(buf) && buf[i+1] == 0x84 && buf[i+2] == 0xaa: // K -> "k"
+		case c == 0xe2 && i+2 < len(out) && out[i+1] == 0x84 && out[i+2] == 0xaa: // K -> "k"
 			c = 'k'
 			i += 2
 		}
-		buf[j] = c
+		out[j] = c
 		j++
 	}
-	return bytesToString(buf[:j]), n
+	if buf != nil {
+		*buf = (*buf)[:len(*buf)+j]
+	}
+	return bytesToString(out[:j:j]), n
+}
+
+// RougeTokenizer is Rouge(text, stem) with reusable buffers and, when it stems, a cache of
+// the stems of the words it has seen: Porter stemming is most of the tokenizer's cost and
+// text repeats words. The cache has a fixed size (stemCacheSlots words), so memory stays
+// bounded. A RougeTokenizer is not safe for concurrent use.
+type RougeTokenizer struct {
+	stem  bool
+	buf   []byte    // lowercased copies, append-only until Reset
+	cache stemCache // lowercase word -> stem
+	arena []byte    // scratch of stemASCII
+}
+
+// NewRougeTokenizer returns a tokenizer computing Rouge(text, stem).
+func NewRougeTokenizer(stem bool) *RougeTokenizer {
+	return &RougeTokenizer{stem: stem}
+}
+
+// Reset lets the tokenizer reuse its buffers: tokens returned by Append before are invalid
+// afterwards.
+func (t *RougeTokenizer) Reset() { t.buf = t.buf[:0] }
+
+// rougeByte classifies bytes for RougeTokenizer.Append: 1 = [a-z0-9], 2 = [A-Z], 3 = the
+// lead byte of U+0130 or U+212A (which lowercase to ASCII letters), 0 = a separator.
+var rougeByte = func() (t [256]uint8) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case rougeAlnum[c]:
+			t[c] = 1
+		case 'A' <= c && c <= 'Z':
+			t[c] = 2
+		case c == 0xc4 || c == 0xe2:
+			t[c] = 3
+		}
+	}
+	return t
+}()
+
+// Append appends the tokens of Rouge(text, stem) to dst. The tokens alias text or the
+// tokenizer's buffers and stay valid until Reset.
+func (t *RougeTokenizer) Append(dst []string, text string) []string {
+	first := len(dst)
+	for i := 0; i < len(text); {
+		switch rougeByte[text[i]] {
+		case 0:
+			i++
+			continue
+		case 3:
+			if strings.HasPrefix(text[i:], "\u0130") || strings.HasPrefix(text[i:], "\u212a") {
+				// A capital that lowercases to an ASCII letter: the general path.
+				return t.appendSlow(dst[:first], text)
+			}
+			i++ // any other character is a separator
+			continue
+		}
+		j, upper := i, false
+		for ; j < len(text); j++ {
+			c := rougeByte[text[j]]
+			if c == 1 {
+				continue
+			}
+			if c == 2 {
+				upper = true
+				continue
+			}
+			break
+		}
+		tok := text[i:j]
+		if upper {
+			tok = t.lower(tok)
+		}
+		dst = append(dst, tok)
+		i = j
+	}
+	return t.stemTokens(dst, first)
+}
+
+// appendSlow is Append through rougeSource, for text with U+0130 or U+212A.
+func (t *RougeTokenizer) appendSlow(dst []string, text string) []string {
+	if cap(t.buf)-len(t.buf) < len(text) {
+		// A full buffer is replaced, never overwritten: earlier tokens keep their bytes.
+		t.buf = make([]byte, 0, max(2*cap(t.buf), len(text), 4096))
+	}
+	src, n := rougeSourceBuf(text, &t.buf)
+	if n == 0 {
+		return dst
+	}
+	first := len(dst)
+	for i := 0; i < len(src); {
+		for i < len(src) && !rougeAlnum[src[i]] {
+			i++
+		}
+		j := i
+		for j < len(src) && rougeAlnum[src[j]] {
+			j++
+		}
+		if j > i {
+			dst = append(dst, src[i:j])
+		}
+		i = j
+	}
+	return t.stemTokens(dst, first)
+}
+
+// lower returns an ASCII token lowercased, in the buffer. The buffer only grows until Reset,
+// so earlier tokens keep their bytes; a full buffer is replaced, not overwritten.
+func (t *RougeTokenizer) lower(tok string) string {
+	if cap(t.buf)-len(t.buf) < len(tok) {
+		t.buf = make([]byte, 0, max(2*cap(t.buf), len(tok), 4096))
+	}
+	off := len(t.buf)
+	for i := 0; i < len(tok); i++ {
+		c := tok[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		t.buf = append(t.buf, c)
+	}
+	return bytesToString(t.buf[off:len(t.buf):len(t.buf)])
+}
+
+// stemTokens stems dst[first:] in place when the tokenizer stems.
+func (t *RougeTokenizer) stemTokens(dst []string, first int) []string {
+	if !t.stem {
+		return dst
+	}
+	k := first
+	for _, w := range dst[first:] {
+		if len(w) > 3 {
+			w = t.stemWord(w)
+		}
+		if w != "" {
+			dst[k] = w
+			k++
+		}
+	}
+	return dst[:k]
+}
+
+// stemWord returns the stem of a lowercase ASCII word longer than 3 bytes, from the cache
+// when it has been seen.
+func (t *RougeTokenizer) stemWord(w string) string {
+	h := HashString(w)
+	st, copyOut, ok := t.cache.get(w, h)
+	if !ok {
+		if t.arena == nil {
+			t.arena = make([]byte, 0, 64)
+		}
+		arena := t.arena[:0]
+		st = stemASCII(w, &arena)
+		t.arena = arena // reused: st is copied out below before the next word
+		t.cache.put(w, h, st)
+		copyOut = len(st) > len(w) || st != w[:len(st)]
+		if !copyOut {
+			return w[:len(st)]
+		}
+	}
+	if !copyOut {
+		return st
+	}
+	// Copy into the record's buffer: the cache slot may be reused by the next word.
+	if cap(t.buf)-len(t.buf) < len(st) {
+		t.buf = make([]byte, 0, max(2*cap(t.buf), len(st), 4096))
+	}
+	off := len(t.buf)
+	t.buf = append(t.buf, st...)
+	return bytesToString(t.buf[off:len(t.buf):len(t.buf)])
 }

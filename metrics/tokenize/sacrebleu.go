@@ -51,6 +51,7 @@ const (
 	clsNum                // [0-9] (13a, zh) or \p{N} (intl)
 	clsHyph               // '-' in 13a and zh
 	clsNone               // the absent character before an unpadded line
+	clsCheck              // (byte tables) a non-ASCII lead byte: classAt decides
 )
 
 // scheme is one of the regex tokenizers.
@@ -80,6 +81,26 @@ var classes13a = func() (t [utf8.RuneSelf]class) {
 		}
 	}
 	return t
+}()
+
+// byteClasses13a, byteClassesZh and byteClassesIntl classify every byte value: ASCII as the
+// tables above, and a non-ASCII byte as clsCheck when it may start a character whose class is
+// not clsOther. In 13a every non-ASCII character but whitespace is clsOther, and non-ASCII
+// Python whitespace starts with 0xC2, 0xE1, 0xE2 or 0xE3: other bytes (accented letters)
+// stay in the fast path.
+var byteClasses13a, byteClassesZh, byteClassesIntl = func() (t13, tzh, tin [256]class) {
+	for c := 0; c < 256; c++ {
+		switch {
+		case c < utf8.RuneSelf:
+			t13[c], tzh[c], tin[c] = classes13a[c], classes13a[c], classesIntl[c]
+		default:
+			t13[c], tzh[c], tin[c] = clsOther, clsCheck, clsCheck
+		}
+	}
+	for _, c := range []byte{0xc2, 0xe1, 0xe2, 0xe3} {
+		t13[c] = clsCheck
+	}
+	return
 }()
 
 // classesIntl is the ASCII class table of intl.
@@ -191,6 +212,9 @@ func (sc scheme) classAt(s string, i int) (class, int) {
 	}
 }
 
+// generalOnly turns the fast path of appendTokens off (tests compare both).
+var generalOnly = false
+
 // appendTokens appends the tokens of s under the scheme to dst. With padded
 // set, s is treated as if surrounded by spaces (13a's f' {line} ').
 func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
@@ -200,21 +224,57 @@ func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
 	if padded {
 		prev = clsSpace
 	}
-	tab := &classes13a
-	if sc == schemeIntl {
-		tab = &classesIntl
+	tab := &byteClasses13a
+	switch sc {
+	case schemeIntl:
+		tab = &byteClassesIntl
+	case schemeZh:
+		tab = &byteClassesZh
 	}
 	for i := 0; i < len(s); {
-		var c class
+		c := tab[s[i]]
+		if c == clsOther && start < 0 && !cut && !generalOnly {
+			// Fast path for the common shapes, with the tokens the general rules below
+			// find: a plain word at the end, or followed by whitespace, by a character that
+			// is always isolated, or by a single run character ([.,] for 13a) and then
+			// whitespace or the end. Tokens are emitted at once, so the state afterwards is
+			// "nothing pending" with the last class in prev.
+			j := i + 1
+			for j < len(s) && tab[s[j]] == clsOther {
+				j++
+			}
+			if j == len(s) {
+				dst = append(dst, s[i:j])
+				i = j
+				continue
+			}
+			switch tab[s[j]] {
+			case clsSpace:
+				dst = append(dst, s[i:j])
+				for j++; j < len(s) && tab[s[j]] == clsSpace; j++ {
+				}
+				i, prev = j, clsSpace
+				continue
+			case clsIso:
+				dst = append(dst, s[i:j], s[j:j+1])
+				i, prev = j+1, clsIso
+				continue
+			case clsRun:
+				if j+1 == len(s) || tab[s[j+1]] == clsSpace {
+					dst = append(dst, s[i:j], s[j:j+1])
+					i, prev = j+1, clsRun
+					continue
+				}
+			}
+		}
 		n := 1
-		if b := s[i]; b < utf8.RuneSelf {
-			c = tab[b]
-		} else {
+		if c == clsCheck {
 			c, n = sc.classAt(s, i)
 		}
 		switch c {
 		case clsOther:
-			// The common case: a letter. Take the whole run of ASCII letters.
+			// The common case: a letter. Take the whole run of letters the byte table
+			// decides.
 			if cut && start >= 0 {
 				dst = append(dst, s[start:i])
 				start = -1
@@ -223,7 +283,7 @@ func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
 				start = i
 			}
 			i += n
-			for i < len(s) && s[i] < utf8.RuneSelf && tab[s[i]] == clsOther {
+			for i < len(s) && tab[s[i]] == clsOther {
 				i++
 			}
 			cut = false
@@ -234,9 +294,12 @@ func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
 				dst = append(dst, s[start:i])
 				start = -1
 			}
+			i += n
+			for i < len(s) && tab[s[i]] == clsSpace {
+				i++
+			}
 			cut = false
 			prev = clsSpace
-			i += n
 			continue
 		case clsRun:
 			// Measure the run and look at the character after it.
@@ -301,8 +364,12 @@ func tokenCap(n int) int { return n/4 + 4 }
 
 // tokens13a returns the tokens of sacrebleu's Tokenizer13a()(line).split().
 func tokens13a(line string) []string {
-	line = pre13a(line)
-	return scheme13a.appendTokens(make([]string, 0, tokenCap(len(line))), line, true)
+	return append13a(make([]string, 0, tokenCap(len(line))), line)
+}
+
+// append13a appends the tokens of sacrebleu's Tokenizer13a()(line).split() to dst.
+func append13a(dst []string, line string) []string {
+	return scheme13a.appendTokens(dst, pre13a(line), true)
 }
 
 // pre13a applies the language-independent part of Tokenizer13a: it deletes
@@ -311,10 +378,10 @@ func tokens13a(line string) []string {
 // that order, each like Python's str.replace. It returns line itself when
 // none of these occur, so tokens can alias the caller's string.
 func pre13a(line string) string {
-	if strings.Contains(line, "<skipped>") {
+	if strings.IndexByte(line, '<') >= 0 && strings.Contains(line, "<skipped>") {
 		line = strings.ReplaceAll(line, "<skipped>", "")
 	}
-	if strings.Contains(line, "-\n") {
+	if strings.IndexByte(line, '\n') >= 0 && strings.Contains(line, "-\n") {
 		line = strings.ReplaceAll(line, "-\n", "")
 	}
 	if strings.IndexByte(line, '&') >= 0 {
@@ -336,14 +403,22 @@ func tokensIntl(line string) []string {
 
 // tokensZh returns the tokens of sacrebleu's TokenizerZh()(line).split().
 func tokensZh(line string) []string {
-	line = pyStrip(line)
-	return schemeZh.appendTokens(make([]string, 0, tokenCap(len(line))), line, false)
+	return appendZh(make([]string, 0, tokenCap(len(line))), line)
+}
+
+// appendZh appends the tokens of sacrebleu's TokenizerZh()(line).split() to dst.
+func appendZh(dst []string, line string) []string {
+	return schemeZh.appendTokens(dst, pyStrip(line), false)
 }
 
 // tokensChar returns the tokens of sacrebleu's TokenizerChar()(line).split():
 // every character that is not Python whitespace, one token each.
 func tokensChar(line string) []string {
-	dst := make([]string, 0, utf8.RuneCountInString(line))
+	return appendChar(make([]string, 0, utf8.RuneCountInString(line)), line)
+}
+
+// appendChar appends the tokens of tokensChar to dst.
+func appendChar(dst []string, line string) []string {
 	for i := 0; i < len(line); {
 		c := line[i]
 		if c < utf8.RuneSelf {

@@ -36,6 +36,12 @@ import (
 // use; the returned tokens may alias s, and the slice belongs to the caller.
 type Func func(s string) []string
 
+// AppendFunc appends the tokens of s to dst and returns the extended slice, like
+// append. It is the allocation-free form of a Func: a caller that reuses dst (dst[:0])
+// across texts does not allocate once dst is large enough. Tokens may alias s.
+// Implementations are safe for concurrent use.
+type AppendFunc func(dst []string, s string) []string
+
 // ErrUnknown is returned, wrapped, for a tokenizer name that does not exist.
 var ErrUnknown = errors.New("unknown tokenizer")
 
@@ -70,6 +76,28 @@ func New(name string) (Func, error) {
 		return PySplit, nil
 	case "rouge":
 		return func(s string) []string { return Rouge(s, false) }, nil
+	}
+	return nil, unknown(name)
+}
+
+// NewAppend returns the named tokenizer (see New) in its appending form: for every name and
+// text, NewAppend(name)(dst, s) appends exactly the tokens New(name)(s) returns. The
+// "rouge" tokenizer may allocate (its lowercase copy of a text with capitals); the others
+// never allocate beyond growing dst.
+func NewAppend(name string) (AppendFunc, error) {
+	switch name {
+	case "13a":
+		return func(dst []string, s string) []string { return append13a(dst, pyRstrip(s)) }, nil
+	case "intl":
+		return func(dst []string, s string) []string { return schemeIntl.appendTokens(dst, pyRstrip(s), false) }, nil
+	case "zh":
+		return appendZh, nil
+	case "char":
+		return appendChar, nil
+	case "none", "whitespace":
+		return appendPySplit, nil
+	case "rouge":
+		return func(dst []string, s string) []string { return append(dst, Rouge(s, false)...) }, nil
 	}
 	return nil, unknown(name)
 }

@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+"""Runs evalstream and the reference tools on the same inputs and prints the comparison.
+
+Called by compare.sh (which builds evalstream and provides a venv with sacrebleu 2.6.0,
+rouge-score 0.1.2, nltk, numpy and pyarrow). Every timing is the wall time of a whole process
+(interpreter or binary start, reading the input, scoring, printing), best of --runs, measured
+one process at a time on the same machine; peak RSS comes from the kernel (wait4).
+"""
+
+import argparse
+import gzip
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+REF_BLEU = r'''
+import gzip, json, sys
+from sacrebleu.metrics import BLEU, CHRF
+path, which = sys.argv[1], sys.argv[2]
+opener = gzip.open if path.endswith(".gz") else open
+hyps, refs = [], []
+with opener(path, "rt", encoding="utf-8") as f:
+    for line in f:
+        r = json.loads(line)
+        hyps.append(r["prediction"])
+        refs.append(r["references"])
+k = len(refs[0])
+assert all(len(r) == k for r in refs), "every record needs the same number of references"
+streams = [[r[j] for r in refs] for j in range(k)]
+metric = BLEU() if which == "bleu" else CHRF()
+print(json.dumps({"score": metric.corpus_score(hyps, streams).score}))
+'''
+
+REF_ROUGE = r'''
+import json, math, sys
+from rouge_score import rouge_scorer
+types = ["rouge1", "rouge2", "rougeL", "rougeLsum"]
+scorer = rouge_scorer.RougeScorer(types, use_stemmer=True)
+f = {t: [] for t in types}
+with open(sys.argv[1], encoding="utf-8") as fh:
+    for line in fh:
+        r = json.loads(line)
+        s = scorer.score_multi(r["references"], r["prediction"])
+        for t in types:
+            f[t].append(s[t].fmeasure)
+print(json.dumps({t: math.fsum(v) / len(v) for t, v in f.items()}))
+'''
+
+# numpy over the file loaded into memory with pyarrow: the confusion matrix by bincount, then
+# accuracy, macro F1 and MCC with scikit-learn's formulas.
+REF_CLASSIFY = r'''
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np, pyarrow as pa
+with pa.memory_map(sys.argv[1]) as src:
+    table = pa.ipc.open_file(src).read_all()
+y = table.column("label").to_numpy()
+p = table.column("prediction").to_numpy()
+t1 = time.perf_counter()
+k = int(max(y.max(), p.max())) + 1
+cm = np.bincount(y * k + p, minlength=k * k).reshape(k, k)
+tp = np.diag(cm).astype(np.float64)
+pred_sum = cm.sum(axis=0).astype(np.float64)
+true_sum = cm.sum(axis=1).astype(np.float64)
+acc = float(np.trace(cm)) / float(cm.sum())
+prec = np.divide(tp, pred_sum, out=np.zeros(k), where=pred_sum > 0)
+rec = np.divide(tp, true_sum, out=np.zeros(k), where=true_sum > 0)
+denom = prec + rec
+denom[denom == 0.0] = 1.0
+f1 = 2 * prec * rec / denom
+n = float(cm.sum())
+cov_ytyp = float(np.trace(cm)) * n - np.dot(true_sum, pred_sum)
+cov_ypyp = n * n - np.dot(pred_sum, pred_sum)
+cov_ytyt = n * n - np.dot(true_sum, true_sum)
+mcc = 0.0 if cov_ypyp * cov_ytyt == 0 else cov_ytyp / np.sqrt(cov_ytyt * cov_ypyp)
+t2 = time.perf_counter()
+print(json.dumps({"accuracy": acc, "f1": float(np.mean(f1)), "mcc": float(mcc), "confusion_matrix": cm.tolist(),
+                  "load_s": t1 - t0, "compute_s": t2 - t1}))
+'''
+
+GEN_ARROW = r'''
+import sys, numpy as np, pyarrow as pa
+kind, n, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rng = np.random.default_rng(1)
+if kind == "classification":
+    label = rng.integers(0, 5, n)
+    pred = np.where(rng.random(n) < 0.7, label, rng.integers(0, 5, n))
+    cols = {"label": pa.array(label, pa.int64()), "prediction": pa.array(pred, pa.int64())}
+else:
+    y = rng.normal(size=n)
+    cols = {"label": pa.array(np.round(y * 10) / 10), "prediction": pa.array(y + rng.normal(size=n) * 0.5)}
+table = pa.table(cols)
+with pa.OSFile(path, "wb") as f:
+    with pa.ipc.new_file(f, table.schema) as w:
+        w.write_table(table, max_chunksize=65536)
+'''
+
+
+class Run:
+    def __init__(self, seconds, rss, out):
+        self.seconds, self.rss, self.out = seconds, rss, out
+
+
+def run_once(cmd, env=None):
+    """Runs cmd, returning its wall time, peak RSS (bytes) and stdout."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        _, status, ru = os.wait4(p.pid, 0)
+        elapsed = time.perf_counter() - start
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(), err.read().decode()
+    if p.returncode != 0:
+        sys.exit(f"command failed ({p.returncode}): {' '.join(cmd)}\n{stderr}{stdout}")
+    return Run(elapsed, ru.ru_maxrss * 1024, stdout)
+
+
+def best_of(cmd, runs, env=None):
+    results = [run_once(cmd, env) for _ in range(runs)]
+    return min(results, key=lambda r: r.seconds), results
+
+
+def evalstream_values(out):
+    res = json.loads(out)
+    return {name: m.get("value") for name, m in res["metrics"].items()}
+
+
+def fmt_s(x):
+    return f"{x:8.3f} s"
+
+
+def mb(x):
+    return f"{x / 1e6:7.1f} MB"
+
+
+def agree(a, b, rtol):
+    if isinstance(a, list) or isinstance(b, list):
+        return a == b
+    if a == b:
+        return True
+    return a is not None and b is not None and abs(a - b) <= rtol * max(abs(a), abs(b))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--evalstream", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--wmt", default="")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--summaries", type=int, default=5000, help="records of the summarization corpus")
+    ap.add_argument("--classification", type=int, default=10_000_000, help="records of the classification Arrow file")
+    args = ap.parse_args()
+    es, work, py = os.path.abspath(args.evalstream), os.path.abspath(args.work), sys.executable
+    runs = 1 if args.quick else args.runs
+    # evalstream's runs take a fraction of a second, where a burst of other activity on the
+    # machine weighs most: they get at least 5 tries.
+    es_runs = runs if args.quick else max(runs, 5)
+    os.makedirs(work, exist_ok=True)
+    scripts = {}
+    for name, text in [("ref_bleu.py", REF_BLEU), ("ref_rouge.py", REF_ROUGE), ("ref_classify.py", REF_CLASSIFY), ("gen_arrow.py", GEN_ARROW)]:
+        path = os.path.join(work, name)
+        with open(path, "w") as f:
+            f.write(text)
+        scripts[name] = path
+
+    def gen_corpus(mix, n, path):
+        if not os.path.exists(path):
+            run_once([es, "bench", "--mix", mix, "--records", str(n), "--write-corpus", path])
+        return path
+
+    def gen_arrow(kind, n, path):
+        if not os.path.exists(path):
+            run_once([py, scripts["gen_arrow.py"], kind, str(n), path])
+        return path
+
+    import sacrebleu, rouge_score, nltk, numpy, pyarrow  # noqa: E401 (versions for the report)
+    try:
+        from importlib.metadata import version
+        rs_version = version("rouge-score")
+    except Exception:
+        rs_version = "?"
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except Exception:
+        pass
+    ver = run_once([es, "version"]).out.strip()
+    print(f"machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs ({cpu}); {ver}; Python {platform.python_version()}")
+    print(f"references: sacrebleu {sacrebleu.__version__}, rouge-score {rs_version}, nltk {nltk.__version__}, numpy {numpy.__version__}, pyarrow {pyarrow.__version__}")
+    print(f"method: wall time of each whole process (start, read, score, print), best of {runs} runs of a reference tool "
+          f"and best of {es_runs} of evalstream; one process at a time\n")
+
+    # Inputs.
+    wmt = args.wmt
+    if not wmt:
+        default = os.path.join("..", "shared", "data", "wmt17", "newstest2017-en-de.jsonl.gz")
+        wmt = default if os.path.exists(default) else ""
+    if wmt:
+        plain = os.path.join(work, "wmt17.jsonl")
+        if not os.path.exists(plain):
+            opener = gzip.open if wmt.endswith(".gz") else open
+            with opener(wmt, "rb") as src, open(plain, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+        translation, tname = plain, f"WMT17 newstest2017 en-de ({wmt})"
+    else:
+        translation = gen_corpus("bleu", 48064, os.path.join(work, "translation.jsonl"))
+        tname = "generated translation corpus (WMT17 not found; pass --wmt PATH)"
+    ntrans = sum(1 for _ in open(translation, "rb"))
+    summaries = gen_corpus("rouge", 1000 if args.quick else args.summaries, os.path.join(work, f"summaries-{1000 if args.quick else args.summaries}.jsonl"))
+    ncls = 1_000_000 if args.quick else args.classification
+    cls = gen_arrow("classification", ncls, os.path.join(work, f"classification-{ncls}.arrow"))
+    print(f"inputs: {tname}: {ntrans} records, {os.path.getsize(translation) / 1e6:.1f} MB JSONL; "
+          f"summaries: {sum(1 for _ in open(summaries, 'rb'))} generated records (3-4 sentences); "
+          f"classification: {ncls} records, {os.path.getsize(cls) / 1e6:.0f} MB Arrow (int64 columns)\n")
+
+    rows = []
+
+    def compare(task, target, ref_cmd, ref_name, es_cmd, check):
+        ref, _ = best_of(ref_cmd, runs)
+        mine, _ = best_of(es_cmd, es_runs)
+        ratio = ref.seconds / mine.seconds
+        ok_scores, detail = check(ref.out, mine.out)
+        rows.append((task, ref_name, ref.seconds, mine.seconds, ratio, target, ok_scores, detail))
+        return ref, mine
+
+    def bleu_check(name):
+        def check(ref_out, es_out):
+            a = json.loads(ref_out)["score"]
+            b = evalstream_values(es_out)[name]
+            return agree(a, b, 0), f"{a!r} vs {b!r}"
+        return check
+
+    compare("BLEU-13a (JSONL)", 100, [py, scripts["ref_bleu.py"], translation, "bleu"], "sacrebleu corpus_score",
+            [es, "score", "--format", "json", "--metric", "bleu:scale=100", translation], bleu_check("bleu"))
+    compare("chrF (JSONL)", 100, [py, scripts["ref_bleu.py"], translation, "chrf"], "sacrebleu CHRF",
+            [es, "score", "--format", "json", "--metric", "chrf:scale=100", translation], bleu_check("chrf"))
+    if wmt.endswith(".gz"):
+        compare("BLEU-13a (.jsonl.gz)", None, [py, scripts["ref_bleu.py"], wmt, "bleu"], "sacrebleu corpus_score",
+                [es, "score", "--format", "json", "--metric", "bleu:scale=100", wmt], bleu_check("bleu"))
+
+    def rouge_check(ref_out, es_out):
+        a, b = json.loads(ref_out), evalstream_values(es_out)
+        ok = all(agree(a[k], b[k], 1e-12) for k in a)
+        return ok, " ".join(f"{k} {a[k]:.12f}/{b[k]:.12f}" for k in a)
+
+    rouge_metrics = ["rouge_n:name=rouge1,n=1,stem=true", "rouge_n:name=rouge2,n=2,stem=true",
+                     "rouge_l:name=rougeL,compat=rouge-score,stem=true", "rouge_lsum:name=rougeLsum,stem=true"]
+    es_rouge = [es, "score", "--format", "json"] + [a for m in rouge_metrics for a in ("--metric", m)] + [summaries]
+    compare("ROUGE-1/2/L/Lsum, stem", 50, [py, scripts["ref_rouge.py"], summaries], "rouge-score", es_rouge, rouge_check)
+
+    cls_metrics = ["accuracy", "f1:compat=sklearn,average=macro", "mcc", "confusion_matrix:num_classes=5"]
+    es_cls = [es, "score", "--format", "json"] + [a for m in cls_metrics for a in ("--metric", m)] + [cls]
+
+    def cls_check(ref_out, es_out):
+        a, b = json.loads(ref_out), evalstream_values(es_out)
+        pairs = [("accuracy", "accuracy"), ("f1", "f1"), ("mcc", "mcc"), ("confusion_matrix", "confusion_matrix")]
+        ok = all(agree(a[x], [[int(c) for c in row] for row in b[y]] if x == "confusion_matrix" else b[y], 1e-12) for x, y in pairs)
+        return ok, f"acc {a['accuracy']!r}/{b['accuracy']!r} f1 {a['f1']!r}/{b['f1']!r} mcc {a['mcc']!r}/{b['mcc']!r} matrix {'equal' if a['confusion_matrix'] == b['confusion_matrix'] else 'DIFFERENT'}"
+
+    ref_cls, _ = compare(f"classification, {ncls // 1_000_000}M rows Arrow", 1, [py, scripts["ref_classify.py"], cls],
+                         "numpy (pyarrow load)", es_cls, cls_check)
+    numpy_parts = json.loads(ref_cls.out)
+
+    print(f"{'task':34} {'reference':24} {'ref time':>10} {'evalstream':>10} {'ratio':>8} {'target':>7}  met  scores agree")
+    for task, ref_name, rs, ms, ratio, target, ok, detail in rows:
+        tgt = f">={target}x" if target else "-"
+        met = ("yes" if ratio >= target else "NO") if target else "-"
+        print(f"{task:34} {ref_name:24} {fmt_s(rs)} {fmt_s(ms)} {ratio:7.1f}x {tgt:>7}  {met:>3}  {'yes' if ok else 'NO'}: {detail}")
+    print(f"  (numpy's own split of its best run: pyarrow load + imports {numpy_parts['load_s']:.3f} s, compute {numpy_parts['compute_s']:.3f} s)\n")
+
+    # Worker scaling, measured inside one process by `evalstream bench` (best of 3 per count).
+    print("scaling: throughput with 2 workers / 1 worker (evalstream bench --workers 1,2, best of 5 each; target >= 1.7x)")
+    scaling = [("BLEU", translation, ["--metric", "bleu"]), ("chrF", translation, ["--metric", "chrf"]),
+               ("ROUGE-1/2/L/Lsum stem", summaries, [a for m in rouge_metrics for a in ("--metric", m)]),
+               ("all six text metrics", translation, ["--metric", "bleu", "--metric", "chrf"] + [a for m in rouge_metrics for a in ("--metric", m)])]
+    for name, path, metric_args in scaling:
+        out = run_once([es, "bench", "--input", path, "--workers", "1,2", "--repeat", "1" if args.quick else "5", "--json"] + metric_args).out
+        rep = json.loads(out)
+        r1, r2 = rep["runs"][0], rep["runs"][1]
+        print(f"  {name:28} {r1['records_per_s']:12.0f} -> {r2['records_per_s']:12.0f} records/s  {rep['scaling']:.2f}x  "
+              f"{'yes' if rep['scaling'] >= 1.7 else 'NO'}  (identical results: {rep['identical_results']})")
+    print()
+
+    # Memory: peak RSS of `evalstream score` when the corpus grows 20x.
+    if args.quick:
+        print("memory: skipped (--quick)")
+        return
+    # The peak RSS is the process's own VmHWM, reported by `bench --score-only` (the rusage of a
+    # child also counts the memory of the parent that forked it, this Python process).
+    print("memory: peak RSS of one scoring run (evalstream bench --score-only --workers 2, VmHWM) for N and 20N records")
+    small_t = gen_corpus("text", 50_000, os.path.join(work, "text-50k.jsonl"))
+    big_t = gen_corpus("text", 1_000_000, os.path.join(work, "text-1m.jsonl"))
+    small_c = gen_arrow("classification", 500_000, os.path.join(work, "classification-500000.arrow"))
+    big_c = gen_arrow("classification", 10_000_000, os.path.join(work, "classification-10000000.arrow"))
+    small_r = gen_arrow("regression", 500_000, os.path.join(work, "regression-500000.arrow"))
+    big_r = gen_arrow("regression", 10_000_000, os.path.join(work, "regression-10000000.arrow"))
+    text_metrics = ["bleu", "chrf"] + rouge_metrics
+    cases = [
+        ("6 text metrics (bounded)", text_metrics, small_t, big_t, True),
+        ("4 classification metrics (bounded)", cls_metrics, small_c, big_c, True),
+        ("distinct n=2 (unbounded)", ["distinct"], small_t, big_t, False),
+        ("spearman (unbounded)", ["spearman"], small_r, big_r, False),
+    ]
+    for name, ms, small, big, bounded in cases:
+        cmd = [es, "bench", "--score-only", "--workers", "2", "--json"] + [a for m in ms for a in ("--metric", m)]
+        a, b = (json.loads(run_once(cmd + ["--input", p]).out) for p in (small, big))
+        ra, rb = a["peak_rss_bytes"], b["peak_rss_bytes"]
+        growth = rb / ra - 1
+        verdict = ("yes" if growth <= 0.20 else "NO") + " (target <= +20%)" if bounded else "stated, not bounded"
+        print(f"  {name:36} {a['records']:>9} -> {b['records']:>9} records  {mb(ra)} -> {mb(rb)}  ({growth * 100:+.0f}%)  {verdict};"
+              f"  {a['runs'][0]['seconds']:.2f} s -> {b['runs'][0]['seconds']:.2f} s")
+    if not args.keep:
+        for f in (small_t, big_t, small_r, big_r, small_c):
+            os.remove(f)
+
+
+if __name__ == "__main__":
+    main()

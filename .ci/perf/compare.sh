@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Side-by-side performance comparison of evalstream and the tools users have today (issue 6):
+# sacrebleu 2.6.0 (BLEU, chrF), rouge-score 0.1.2 (ROUGE with stemming) and numpy over
+# pyarrow (classification), run on the same inputs in one go. It prints wall times of whole
+# processes, the ratios against the targets, the scores side by side (they must agree), the
+# worker scaling and the peak memory when the corpus grows 20x.
+#
+# Not part of .ci/run: it takes several minutes. Usage:
+#   .ci/perf/compare.sh [--wmt PATH] [--runs N] [--quick] [--keep]
+# --wmt: the WMT17 newstest2017 en-de outputs (JSONL, .gz allowed; fields prediction and
+#        references). Default: ../shared/data/wmt17/newstest2017-en-de.jsonl.gz when it
+#        exists, else a generated translation corpus of the same size.
+# --runs N: best of N runs per command (default 3). --quick: 1 run, smaller corpora, no 20x
+# memory runs. --keep: keep the work directory (.cache/perf-work).
+# The Python venv is created once in .cache/perf-venv (or $PERF_VENV).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+venv=${PERF_VENV:-.cache/perf-venv}
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import sacrebleu, rouge_score, nltk, numpy, pyarrow' 2>/dev/null; then
+  echo "== creating the Python venv in $venv (sacrebleu, rouge-score, nltk, numpy, pyarrow)" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --upgrade pip
+  "$venv/bin/pip" install --quiet sacrebleu==2.6.0 rouge-score==0.1.2 nltk==3.9.1 numpy pyarrow
+fi
+
+work=.cache/perf-work
+mkdir -p "$work"
+echo "== building evalstream" >&2
+go build -o "$work/evalstream" ./cmd/evalstream
+
+exec "$venv/bin/python" .ci/perf/compare.py --evalstream "$work/evalstream" --work "$work" "$@"

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/evalstream/evalstream/sources"
+)
+
+// The columnar path (classification metrics over Arrow/Parquet integer columns) must give
+// byte-identical results to the record path (JSON Lines, or a plan it cannot take), whatever
+// the workers, batch sizes and files; bad records are found and counted the same way.
+func TestColumnarClassificationDeterminism(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewSource(5))
+	recs := make([]map[string]any, 5000)
+	for i := range recs {
+		label := int64(rng.Intn(4))
+		pred := label
+		if rng.Intn(3) == 0 {
+			pred = int64(rng.Intn(4))
+		}
+		recs[i] = map[string]any{"prediction": pred, "label": label, "lang": []string{"de", "fr"}[i%2]}
+	}
+	bad := append([]map[string]any(nil), recs...)
+	bad[1234] = map[string]any{"prediction": int64(9), "label": int64(1), "lang": "de"} // out of range for num_classes 4
+	for _, f := range []string{"c.jsonl", "c.arrow", "c.arrows", "c.parquet"} {
+		require.NoError(t, sources.WriteCorpus(filepath.Join(dir, f), recs))
+		require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "bad-"+f), bad))
+	}
+	metrics := []string{"--metric", "accuracy", "--metric", "f1:compat=sklearn,average=macro", "--metric", "mcc",
+		"--metric", "confusion_matrix:num_classes=4", "--metric", "precision:num_classes=4"}
+	score := func(extra ...string) string {
+		args := append(append([]string{"score", "--format", "json", "--on-error", "skip"}, metrics...), extra...)
+		r := run(t, dir, args...)
+		require.Equal(t, 0, r.code, "%v: %s", extra, r.stderr)
+		return r.stdout
+	}
+	for _, prefix := range []string{"", "bad-"} {
+		want := score(prefix + "c.jsonl")
+		if prefix == "bad-" {
+			require.Contains(t, want, `"skipped": 1`)
+			require.Contains(t, want, `"label out of range": 1`)
+		}
+		variants := [][]string{{"c.arrows"}, {"--workers", "7", "--batch-size", "13", "c.parquet"}}
+		for _, w := range []string{"1", "2", "7"} {
+			for _, b := range []string{"1", "13", "4096"} {
+				variants = append(variants, []string{"--workers", w, "--batch-size", b, "c.arrow"})
+			}
+		}
+		for _, v := range variants {
+			v[len(v)-1] = prefix + v[len(v)-1]
+			require.Equal(t, want, score(v...), "%v", v)
+		}
+		// With a slice the plan cannot take columns: the record path, same numbers per slice.
+		sliced := score("--slice-by", "lang", prefix+"c.jsonl")
+		require.Equal(t, sliced, score("--slice-by", "lang", "--workers", "2", "--batch-size", "13", prefix+"c.arrow"))
+	}
+}
+
+func TestBenchCommand(t *testing.T) {
+	dir := t.TempDir()
+	for mix, file := range map[string]string{"bleu": "t.jsonl", "rouge": "s.jsonl", "classification": "c.arrow", "regression": "r.parquet"} {
+		r := run(t, dir, "bench", "--mix", mix, "--records", "300", "--write-corpus", file)
+		require.Equal(t, 0, r.code, r.stderr)
+		require.Contains(t, r.stdout, fmt.Sprintf("wrote 300 %s records", mix))
+		st, err := os.Stat(filepath.Join(dir, file))
+		require.NoError(t, err)
+		require.NotZero(t, st.Size())
+	}
+	// A summary has several sentences, one per line, for rougeLsum.
+	b, err := os.ReadFile(filepath.Join(dir, "s.jsonl"))
+	require.NoError(t, err)
+	var rec map[string]any
+	require.NoError(t, json.Unmarshal([]byte(strings.SplitN(string(b), "\n", 2)[0]), &rec))
+	require.GreaterOrEqual(t, strings.Count(rec["prediction"].(string), "\n"), 2)
+
+	for _, mix := range []string{"bleu", "chrf", "text", "rouge", "classification", "regression"} {
+		r := run(t, dir, "bench", "--mix", mix, "--records", "500", "--workers", "1,2", "--json")
+		require.Equal(t, 0, r.code, "%s: %s", mix, r.stderr)
+		var rep struct {
+			Records int64 `json:"records"`
+			Runs    []struct {
+				Workers    int     `json:"workers"`
+				RecordsSec float64 `json:"records_per_s"`
+			} `json:"runs"`
+			Scaling float64        `json:"scaling"`
+			Same    bool           `json:"identical_results"`
+			Values  map[string]any `json:"values"`
+			PeakRSS int64          `json:"peak_rss_bytes"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), r.stdout)
+		require.Equal(t, int64(500), rep.Records, mix)
+		require.Len(t, rep.Runs, 2, mix)
+		require.Equal(t, 1, rep.Runs[0].Workers)
+		require.Equal(t, 2, rep.Runs[1].Workers)
+		require.True(t, rep.Same, "%s: 1 and 2 workers must give identical results", mix)
+		require.NotZero(t, rep.Scaling, mix)
+		require.NotEmpty(t, rep.Values, mix)
+	}
+	// The text report, a profile and a file input.
+	prof := filepath.Join(dir, "cpu.prof")
+	r := run(t, dir, "bench", "--input", "t.jsonl", "--metric", "bleu", "--metric", "chrf", "--cpuprofile", prof, "--memprofile", prof+".mem")
+	require.Equal(t, 0, r.code, r.stderr)
+	for _, want := range []string{"read+split (1 reader)", "decode (1 goroutine)", "score, ", "peak RSS", "bleu#1", "chrf#2"} {
+		require.Contains(t, r.stdout, want)
+	}
+	for _, p := range []string{prof, prof + ".mem"} {
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		require.NotZero(t, st.Size())
+	}
+	// Usage errors.
+	for _, args := range [][]string{{"bench", "--mix", "nope"}, {"bench", "--workers", "x"}, {"bench", "--records", "-1"}} {
+		r := run(t, dir, args...)
+		require.Equal(t, 2, r.code, "%v", args)
+	}
+}

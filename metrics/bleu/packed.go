@@ -1,0 +1,252 @@
+package bleu
+
+import (
+	"math/bits"
+
+	"github.com/evalstream/evalstream/metrics/tokenize"
+)
+
+// The packed counter is the fast path of the n-gram statistics for the common case: n-grams
+// of order <= 4 over a hypothesis with fewer than 65535 distinct tokens. Tokens are interned
+// to ids 1..k (exact: equal hashes are confirmed by comparing the strings), and an n-gram is
+// the 64-bit key id1 | id2<<16 | id3<<32 | id4<<48, which is exact too: distinct n-grams
+// (of any orders) have distinct keys. Reference tokens are only looked up; an absent token
+// (id 0) or an absent n-gram ends the n-grams that start at that position, since every
+// longer one contains it. The counter is scratch space owned by one state; the counts match
+// counter's exactly (the tests compare both on the same records).
+
+// packedMaxOrder and packedMaxIDs bound the packed path.
+const (
+	packedMaxOrder = 4
+	packedMaxIDs   = 1<<16 - 1
+)
+
+// sslot is a slot of strIntern: the token's hash, its index in the token slice and its id.
+type sslot struct {
+	hash uint32
+	idx  uint32
+	id   uint32
+	gen  uint32
+}
+
+// strIntern interns the strings of one token slice to ids 1..k. Slots carry a generation
+// stamp, so reset costs nothing however large the table grew.
+type strIntern struct {
+	slots []sslot
+	toks  []string
+	mask  uint64
+	gen   uint32
+	n     uint32
+}
+
+func (t *strIntern) reset(toks []string) {
+	t.toks = toks
+	need := 16
+	for need < 4*len(toks) {
+		need <<= 1
+	}
+	// Only the first need slots are used, so that a small record works in a small, cached
+	// part of a table a long record made large. Slots keep their stamps across sizes.
+	if cap(t.slots) < need || cap(t.slots) > 64*need && cap(t.slots) > 1<<16 {
+		t.slots = make([]sslot, need)
+		t.gen = 0
+	}
+	t.slots = t.slots[:need]
+	t.mask = uint64(need - 1)
+	t.gen++
+	if t.gen == 0 {
+		clear(t.slots[:cap(t.slots)])
+		t.gen = 1
+	}
+	t.n = 0
+}
+
+// intern returns the id of toks[i], assigning the next one to a new token. The table never
+// grows: reset sized it for every token.
+func (t *strIntern) intern(i int) uint32 {
+	s := t.toks[i]
+	h := tokenize.HashString(s)
+	for j := h & t.mask; ; j = (j + 1) & t.mask {
+		sl := &t.slots[j]
+		if sl.gen != t.gen {
+			t.n++
+			*sl = sslot{hash: uint32(h), idx: uint32(i), id: t.n, gen: t.gen}
+			return t.n
+		}
+		if sl.hash == uint32(h) && t.toks[sl.idx] == s {
+			return sl.id
+		}
+	}
+}
+
+// lookup returns the id of s, or 0.
+func (t *strIntern) lookup(s string) uint32 {
+	h := tokenize.HashString(s)
+	for j := h & t.mask; ; j = (j + 1) & t.mask {
+		sl := &t.slots[j]
+		if sl.gen != t.gen {
+			return 0
+		}
+		if sl.hash == uint32(h) && t.toks[sl.idx] == s {
+			return sl.id
+		}
+	}
+}
+
+// gslot is one hypothesis n-gram: its key, hypothesis count, the count in the current
+// reference (valid when stamp is current) and the largest count in one reference so far.
+type gslot struct {
+	key    uint64
+	gen    uint32
+	hyp    int32
+	ref    int32
+	stamp  uint32
+	maxRef int32
+	_      int32
+}
+
+// gramTable counts the n-grams of one hypothesis by packed key.
+type gramTable struct {
+	slots []gslot
+	shift uint8
+	gen   uint32
+}
+
+func (t *gramTable) reset(want int) {
+	need := 16
+	for need < 4*want {
+		need <<= 1
+	}
+	if cap(t.slots) < need || cap(t.slots) > 64*need && cap(t.slots) > 1<<16 {
+		t.slots = make([]gslot, need)
+		t.gen = 0
+	}
+	t.slots = t.slots[:need] // see strIntern.reset
+	t.shift = uint8(64 - bits.TrailingZeros(uint(need)))
+	t.gen++
+	if t.gen == 0 {
+		clear(t.slots[:cap(t.slots)])
+		t.gen = 1
+	}
+}
+
+// add counts one hypothesis n-gram. The table never grows: reset sized it for all of them.
+func (t *gramTable) add(key uint64) {
+	mask := uint64(len(t.slots) - 1)
+	for i := (key * 0x9E3779B97F4A7C15) >> t.shift; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.gen != t.gen {
+			*s = gslot{key: key, gen: t.gen, hyp: 1}
+			return
+		}
+		if s.key == key {
+			s.hyp++
+			return
+		}
+	}
+}
+
+// find returns the slot of key, or nil.
+func (t *gramTable) find(key uint64) *gslot {
+	mask := uint64(len(t.slots) - 1)
+	for i := (key * 0x9E3779B97F4A7C15) >> t.shift; ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.gen != t.gen {
+			return nil
+		}
+		if s.key == key {
+			return s
+		}
+	}
+}
+
+// packedCounter computes clipped n-gram statistics like counter, for orders <= 4.
+type packedCounter struct {
+	toks  strIntern
+	grams gramTable // orders 2..4
+	uni   []gslot   // unigrams, indexed by token id (no hashing: ids are dense)
+	ids   []uint64
+	stamp uint32
+}
+
+// startHyp interns the hypothesis tokens (which must stay unchanged until the record is
+// done) and counts its n-grams of orders 1..maxN. It reports false, doing nothing useful,
+// when the hypothesis has too many distinct tokens for packed keys.
+func (c *packedCounter) startHyp(toks []string, maxN int) bool {
+	c.toks.reset(toks)
+	ids := c.ids[:0]
+	for i := range toks {
+		ids = append(ids, uint64(c.toks.intern(i)))
+	}
+	c.ids = ids
+	if c.toks.n > packedMaxIDs {
+		return false
+	}
+	if cap(c.uni) <= int(c.toks.n) {
+		c.uni = make([]gslot, c.toks.n+1, max(2*c.toks.n, 64))
+	}
+	c.uni = c.uni[:c.toks.n+1]
+	clear(c.uni)
+	c.grams.reset(len(ids) * (maxN - 1))
+	c.stamp = 0
+	for i, id := range ids {
+		c.uni[id].hyp++
+		key := id
+		for n, id := range ids[i+1 : min(i+maxN, len(ids))] {
+			key |= id << (16 * (n + 1))
+			c.grams.add(key)
+		}
+	}
+	return true
+}
+
+// addRefMax folds one reference into the multiset union of references, like
+// counter.addRefMax: after the last reference, m[n-1] is the clipped match count of order n.
+func (c *packedCounter) addRefMax(toks []string, maxN int, m []int64) {
+	ids := c.ids[:0]
+	for _, t := range toks {
+		ids = append(ids, uint64(c.toks.lookup(t)))
+	}
+	c.ids = ids
+	c.stamp++
+	m = m[:maxN]
+	for i, id := range ids {
+		if id == 0 {
+			continue
+		}
+		if c.refMax(&c.uni[id]) {
+			m[0]++
+		}
+		key := id
+		for n, id := range ids[i+1 : min(i+maxN, len(ids))] {
+			if id == 0 {
+				break
+			}
+			key |= id << (16 * (n + 1))
+			g := c.grams.find(key)
+			if g == nil {
+				break
+			}
+			if c.refMax(g) {
+				m[n+1]++
+			}
+		}
+	}
+}
+
+// refMax counts one occurrence of a hypothesis n-gram in the current reference, raises its
+// largest reference count, and reports whether that added a clipped match.
+func (c *packedCounter) refMax(g *gslot) bool {
+	if g.stamp != c.stamp {
+		g.stamp, g.ref = c.stamp, 0
+	}
+	g.ref++
+	if g.ref > g.maxRef {
+		g.maxRef = g.ref
+		return g.ref <= g.hyp
+	}
+	return false
+}
+
+// release drops the reference to the caller's tokens.
+func (c *packedCounter) release() { c.toks.toks = nil }

@@ -1,0 +1,120 @@
+package bleu
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func randTokens(r *rand.Rand, vocab, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("t%d", r.Intn(vocab))
+		if r.Intn(20) == 0 {
+			out[i] = strings.Repeat("x", 1+r.Intn(20)) // other hash lengths
+		}
+	}
+	return out
+}
+
+// The packed counter must give the clipped counts of the general counter.
+func TestPackedCounterMatchesCounter(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	var c counter
+	var pc packedCounter
+	for trial := 0; trial < 3000; trial++ {
+		vocab := []int{1, 2, 5, 50, 1000}[trial%5]
+		hyp := randTokens(r, vocab, r.Intn(60))
+		maxN := 1 + trial%4
+		nrefs := 1 + r.Intn(4)
+		refs := make([][]string, nrefs)
+		for j := range refs {
+			refs[j] = randTokens(r, vocab, r.Intn(60))
+		}
+		want, got := make([]int64, maxN), make([]int64, maxN)
+		if len(hyp) > 0 {
+			c.startHyp(hyp, maxN)
+			require.True(t, pc.startHyp(hyp, maxN))
+			for _, ref := range refs {
+				if len(ref) == 0 {
+					continue
+				}
+				c.addRefMax(c.refIDs(ref), maxN, want)
+				pc.addRefMax(ref, maxN, got)
+			}
+		}
+		require.Equal(t, want, got, "trial %d", trial)
+	}
+}
+
+func TestPackedCounterFallsBackOnManyTokens(t *testing.T) {
+	toks := make([]string, packedMaxIDs+1)
+	for i := range toks {
+		toks[i] = fmt.Sprint(i)
+	}
+	var pc packedCounter
+	require.False(t, pc.startHyp(toks, 4))
+	require.True(t, pc.startHyp(toks[:packedMaxIDs], 4))
+}
+
+func randChars(r *rand.Rand, alphabet []rune, n int) string {
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteRune(alphabet[r.Intn(len(alphabet))])
+	}
+	return b.String()
+}
+
+// chrF's packed character path must give the statistics of the general one.
+func TestCharPackedMatchesCounter(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	alphabets := [][]rune{[]rune("ab "), []rune("abcdefgh ,.\t"), []rune("aäöüß \u3000\u00a0xyz日本語"), []rune("abcdefghijklmnopqrstuvwxyz ")}
+	var c counter
+	var cp charPacked
+	for trial := 0; trial < 3000; trial++ {
+		alpha := alphabets[trial%len(alphabets)]
+		maxN := 1 + trial%6
+		ws := trial%7 == 0
+		hyp := randChars(r, alpha, r.Intn(200))
+		m := &CHRF{whitespace: ws}
+		ids := m.charIDs(nil, hyp)
+		n, ok := cp.startHyp(hyp, maxN, ws)
+		require.True(t, ok)
+		require.Equal(t, len(ids), n)
+		c.startGrams(len(ids) * maxN)
+		c.countHyp(ids, maxN)
+		for j := 0; j < 1+r.Intn(3); j++ {
+			ref := randChars(r, alpha, r.Intn(200))
+			want, got := make([]int64, maxN), make([]int64, maxN)
+			c.newRef()
+			rids := m.charIDs(nil, ref)
+			c.refMatch(rids, maxN, want)
+			if trial%11 == 0 {
+				cp.stamp = 1<<16 - 1 // the next reference wraps the 16-bit stamp
+			}
+			require.Equal(t, len(rids), cp.refMatch(ref, maxN, ws, got))
+			require.Equal(t, want, got, "trial %d ref %d", trial, j)
+		}
+	}
+}
+
+func TestCharPackedFallsBack(t *testing.T) {
+	var b strings.Builder
+	for r := rune(0x4e00); r < 0x4e00+charMaxIDs+1; r++ {
+		b.WriteRune(r)
+	}
+	var cp charPacked
+	_, ok := cp.startHyp(b.String(), 6, false)
+	require.False(t, ok, "more distinct characters than packed keys hold")
+	_, ok = cp.startHyp("abc", 7, false)
+	require.False(t, ok, "orders above 6")
+	_, ok = cp.startHyp(strings.Repeat("a", 1<<16), 6, false)
+	require.False(t, ok, "16-bit counts")
+	// And the metric still agrees with itself on such records through the general path.
+	m := build(t, "chrf", nil)
+	res := score(t, m, rec{b.String(), []string{b.String()[:300]}})
+	require.NotNil(t, res.Value)
+}

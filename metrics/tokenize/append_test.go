@@ -1,0 +1,154 @@
+package tokenize
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// randomText mixes words, capitals, punctuation, digits, hyphens, entities, whitespace of
+// every kind, non-ASCII letters and the characters with special lowercase rules.
+func randomText(r *rand.Rand) string {
+	parts := []string{"the", "The", "THE", "running", "Connections", "relational", "U.S.", "e.g.",
+		"don't", "3.5", "1,000", "10-20", "$5", "(see)", "\"quoted\"", "well-known", "&amp;", "&quot;",
+		"<skipped>", "-\n", "Straße", "café", "İstanbul", "\u212aelvin", "ΟΔΟΣ", "中文", "，", "…",
+		"\u00a0", "\u2028", "\x1c", "\t", "  ", "\xff", "a\xc2", ".,", "...", "5.", ".5", "-", "é"}
+	var b strings.Builder
+	for n := r.Intn(30); n > 0; n-- {
+		b.WriteString(parts[r.Intn(len(parts))])
+		if r.Intn(3) > 0 {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+func TestNewAppendMatchesNew(t *testing.T) {
+	g := loadGolden(t)
+	r := rand.New(rand.NewSource(1))
+	inputs := append([]string{}, g.Inputs...)
+	for i := 0; i < 3000; i++ {
+		inputs = append(inputs, randomText(r))
+	}
+	for _, name := range Names() {
+		fn, err := New(name)
+		require.NoError(t, err)
+		afn, err := NewAppend(name)
+		require.NoError(t, err)
+		var dst []string
+		for i, in := range inputs {
+			want := fn(in)
+			prefix := []string{"x"}[:i%2]
+			dst = afn(append(dst[:0], prefix...), in)
+			require.Equal(t, orEmpty(want), orEmpty(dst[len(prefix):]), "%s input %q", name, in)
+		}
+	}
+	_, err := NewAppend("nope")
+	require.ErrorIs(t, err, ErrUnknown)
+}
+
+func TestRougeTokenizerMatchesRouge(t *testing.T) {
+	g := loadGolden(t)
+	r := rand.New(rand.NewSource(2))
+	inputs := append([]string{}, g.Inputs...)
+	for i := 0; i < 3000; i++ {
+		inputs = append(inputs, randomText(r))
+	}
+	// Enough distinct words to evict cache slots many times over.
+	for i := 0; i < 20000; i++ {
+		inputs = append(inputs, fmt.Sprintf("Word%dings relatedness%d connections", i, i%97))
+	}
+	for _, stem := range []bool{false, true} {
+		rt := NewRougeTokenizer(stem)
+		var held [][]string // tokens of the texts since the last Reset, with their copies
+		var want [][]string
+		var dst []string
+		for i, in := range inputs {
+			if i%7 == 0 {
+				// Tokens handed out since the last Reset must still be intact.
+				for k := range held {
+					require.Equal(t, want[k], held[k])
+				}
+				rt.Reset()
+				held, want = held[:0], want[:0]
+			}
+			exp := Rouge(in, stem)
+			dst = rt.Append(dst[:0], in)
+			require.Equal(t, orEmpty(exp), orEmpty(dst), "stem %v input %q", stem, in)
+			held = append(held, append([]string(nil), dst...))
+			want = append(want, append([]string(nil), exp...))
+		}
+	}
+	g2 := loadGolden(t)
+	rt := NewRougeTokenizer(true)
+	for i, in := range g2.Inputs {
+		require.Equal(t, g2.RougeStem[i], orEmpty(rt.Append(nil, in)), "golden input %d", i)
+	}
+}
+
+func TestHashString(t *testing.T) {
+	seen := map[uint64]string{}
+	for i := 0; i < 100000; i++ {
+		s := fmt.Sprint(i)
+		if i%3 == 0 {
+			s = strings.Repeat(s, 1+i%7)
+		}
+		h := HashString(s)
+		if o, ok := seen[h]; ok && o != s {
+			t.Fatalf("collision %q %q", o, s)
+		}
+		seen[h] = s
+	}
+	require.Equal(t, HashString("abc"), HashString(strings.Clone("abc")))
+	require.NotEqual(t, HashString(""), HashString("\x00"))
+}
+
+func BenchmarkTokenizeAppend(b *testing.B) {
+	for _, name := range Names() {
+		fn, err := NewAppend(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var dst []string
+		b.Run(name, func(b *testing.B) { benchTokenizer(b, func(s string) []string { dst = fn(dst[:0], s); return dst }) })
+	}
+	for _, stem := range []bool{false, true} {
+		rt := NewRougeTokenizer(stem)
+		var dst []string
+		b.Run(fmt.Sprintf("RougeTokenizer/stem=%v", stem), func(b *testing.B) {
+			benchTokenizer(b, func(s string) []string { rt.Reset(); dst = rt.Append(dst[:0], s); return dst })
+		})
+	}
+}
+
+// The fast path of appendTokens must give the tokens of the general rules.
+func TestFastPathMatchesGeneralRules(t *testing.T) {
+	g := loadGolden(t)
+	r := rand.New(rand.NewSource(3))
+	inputs := append([]string{}, g.Inputs...)
+	for i := 0; i < 20000; i++ {
+		inputs = append(inputs, randomText(r))
+	}
+	punct := "abc.,-5 \"()!?:;'`~"
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for n := r.Intn(20); n > 0; n-- {
+			b.WriteByte(punct[r.Intn(len(punct))])
+		}
+		inputs = append(inputs, b.String())
+	}
+	for _, sc := range []scheme{scheme13a, schemeIntl, schemeZh} {
+		for _, padded := range []bool{false, true} {
+			for _, in := range inputs {
+				fast := sc.appendTokens(nil, in, padded)
+				generalOnly = true
+				slow := sc.appendTokens(nil, in, padded)
+				generalOnly = false
+				require.Equal(t, slow, fast, "scheme %d padded %v input %q", sc, padded, in)
+			}
+		}
+	}
+}

@@ -1,0 +1,38 @@
+//go:build unix
+
+package sources
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+func mmapFile(f *os.File, size int64) []byte {
+	if size <= 0 || int64(int(size)) != size {
+		return nil
+	}
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return nil
+	}
+	_ = syscall.Madvise(data, syscall.MADV_SEQUENTIAL)
+	return data
+}
+
+func munmapFile(data []byte) { _ = syscall.Munmap(data) }
+
+// dropPages releases the pages that lie entirely inside b (a slice of data).
+func dropPages(data, b []byte) {
+	if len(b) == 0 || len(data) == 0 {
+		return
+	}
+	page := uintptr(os.Getpagesize())
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - base
+	end := start + uintptr(len(b))
+	lo, hi := (start+page-1)/page*page, end/page*page
+	if hi > lo && hi <= uintptr(len(data)) {
+		_ = syscall.Madvise(data[lo:hi], syscall.MADV_DONTNEED)
+	}
+}
