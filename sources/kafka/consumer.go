@@ -340,6 +340,11 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPa
 		}
 		ps.proc, ps.start, ps.next, ps.done, ps.idle = proc, u.Env.Start, u.Env.Next, u.Env.Done, u.Env.Idle
 		c.cfg.Logf("%s: restored snapshot at offset %d", tp, ps.next)
+		if gen != nil {
+			// A crash between the snapshot write and its commit leaves the group offset
+			// behind the durable snapshot: catch it up now.
+			c.commit(ps)
+		}
 	} else {
 		next, err := c.startOffset(ctx, gen, tp)
 		if err != nil {
@@ -531,13 +536,20 @@ func (c *Consumer) checkpoint(ctx context.Context, ps *partState) error {
 	ps.proc.Ack()
 	ps.dirty = false
 	if ps.gen != nil {
-		c.commitMu.Lock()
-		err := ps.gen.CommitOffsets(map[string]map[int]int64{ps.tp.Topic: {ps.tp.Partition: ps.next}})
-		c.commitMu.Unlock()
-		if err != nil {
-			c.cfg.Logf("%s: commit offset %d: %v (the snapshot is durable; the commit is advisory)", ps.tp, ps.next, err)
-		}
+		c.commit(ps)
 		crashPoint("commit")
 	}
 	return nil
+}
+
+// commit sets the group offset to what the partition's durable snapshot covers. The
+// snapshot is the truth; the group offset is advisory (lag, tooling), so a failure is
+// logged, and the next checkpoint or restore of the partition commits again.
+func (c *Consumer) commit(ps *partState) {
+	c.commitMu.Lock()
+	err := ps.gen.CommitOffsets(map[string]map[int]int64{ps.tp.Topic: {ps.tp.Partition: ps.next}})
+	c.commitMu.Unlock()
+	if err != nil {
+		c.cfg.Logf("%s: commit offset %d: %v (the snapshot is durable; the commit is advisory)", ps.tp, ps.next, err)
+	}
 }
