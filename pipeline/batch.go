@@ -93,8 +93,10 @@ const (
 )
 
 // WithDeferredDecode returns a context for Source.Next telling sources that the caller calls
-// Batch.Decode before reading a batch's records. Run uses it: it moves parsing (JSON, Arrow
-// conversion) from the reader goroutine to the workers. Sources that do not know it ignore it.
+// Batch.Decode before reading a batch's records, and reads nothing of a batch (Raw included)
+// after releasing it, so that sources may reuse its buffers. Run uses it: it moves parsing
+// (JSON, Arrow conversion) from the reader goroutine to the workers, and copies what it keeps
+// (dead letters, per-record scores). Sources that do not know it ignore it.
 func WithDeferredDecode(ctx context.Context) context.Context {
 	return context.WithValue(ctx, decodeKey{}, decodeDeferred|modeOf(ctx))
 }

@@ -19,6 +19,12 @@ const (
 	arenaBytes  = 64 << 10
 )
 
+// reset forgets every slice carved so far (they must not be used any more) and keeps the
+// current backing arrays for reuse.
+func (a *arena) reset() {
+	a.strs, a.lists, a.floats, a.bytes = a.strs[:0], a.lists[:0], a.floats[:0], a.bytes[:0]
+}
+
 // emptyStrs is the value of every empty list (JSON [] and empty Arrow lists). Consumers must
 // not modify values, so sharing it is safe.
 var emptyStrs = []string{}

@@ -264,9 +264,17 @@ func (r *arrowReader) fill(b *batchBuilder, n int) error {
 		}
 		k := min(int64(n-added), r.rec.NumRows()-r.row)
 		seg := arrowSeg{rec: r.rec, cols: r.cols, row: r.row, fileRow: r.fileRow + r.row, k: k, capHint: n, where: r.it.where()}
+		var col arrowSeg
+		if b.columns && added == 0 {
+			// A columnar batch takes up to columnarRows rows of the record: folding a row
+			// costs a few nanoseconds, so small batches would cost more than their rows.
+			col = seg
+			col.k = min(max(int64(n), columnarRows), r.rec.NumRows()-r.row)
+		}
 		switch {
-		case b.columns && added == 0 && r.intColumns(b, seg):
+		case col.rec != nil && r.intColumns(b, col):
 			// Records are built only if the consumer cannot use the columns.
+			seg, k = col, col.k
 			seg.lazy = true
 			b.segs = append(b.segs, seg)
 			b.rows += int(k)
@@ -343,6 +351,9 @@ func (r *arrowReader) advance() error {
 		}
 	}
 }
+
+// columnarRows is the most rows a columnar batch takes (when the batch size is smaller).
+const columnarRows = 1 << 16
 
 // arrowSeg is a run of rows of one Arrow record that belongs to a batch.
 type arrowSeg struct {

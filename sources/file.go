@@ -265,7 +265,8 @@ type fileSource struct {
 // being skipped, not records) and Seq = file index (in sorted order) << 40 | row, so Seq
 // grows across files. Record.Raw is the JSON line (without its line ending; nil for Arrow
 // and Parquet and for a record over the size limit); it aliases a read buffer the source
-// never writes again, so it stays valid after Release.
+// never writes again, so it stays valid after Release (in deferred mode, see below, only
+// until Release, like the values).
 //
 // The source also implements pipeline.Sizer (the total size of the files) and sets
 // Batch.Bytes (compressed bytes for .gz; the batches of a file add up to its size). Strings
@@ -276,12 +277,14 @@ type fileSource struct {
 // are opened one at a time, when reached.
 //
 // Deferred decoding: when Next is called with a context from pipeline.WithDeferredDecode,
-// JSON lines are only split by the reader and parsed by Batch.Decode, and Arrow and Parquet
-// values are converted by Batch.Decode; with pipeline.WithColumns, a batch of an Arrow or
+// JSON lines are only split by the reader and parsed by Batch.Decode (their read buffers are
+// reused once the batches aliasing them are released), and Arrow and Parquet values are
+// converted by Batch.Decode; with pipeline.WithColumns, a batch of an Arrow or
 // Parquet file whose requested fields are all integer columns without nulls also carries
 // them as Batch.Columns (aliasing the Arrow buffers) and builds its records only if Decode
-// is called. In that mode a batch never spans two Arrow record batches (row groups' record
-// batches for Parquet). Decoded records are the same in every mode.
+// is called; such a columnar batch holds up to max(batchSize, 65536) rows. In that mode a
+// batch never spans two Arrow record batches (row groups' record batches for Parquet).
+// Decoded records are the same in every mode.
 //
 // Parquet columns holding structs (struct, map, list<struct>) are not decoded (pqarrow
 // decodes struct children in goroutines, beyond the reach of recover): their values are
@@ -443,8 +446,26 @@ type batchBuilder struct {
 	columns  bool // the consumer also accepts columns (pipeline.ColumnsAccepted)
 	decode   func(b *batchBuilder) error
 	cols     *pipeline.Columns
-	segs     []arrowSeg // Arrow rows to convert (deferred)
-	rb       *recBuf    // where records and values came from, recycled on Release
+	segs     []arrowSeg   // Arrow rows to convert (deferred)
+	rb       *recBuf      // where records and values came from, recycled on Release
+	chunks   []*lineChunk // JSON line buffers the batch aliases (deferred: released on Release)
+}
+
+// useChunk notes that the batch aliases c. A deferred batch holds a reference until Release;
+// a plain one pins c for good (its Raw stays valid after Release).
+func (b *batchBuilder) useChunk(c *lineChunk) {
+	if c == nil {
+		return
+	}
+	if !b.deferred {
+		c.pinned.Store(true)
+		return
+	}
+	if n := len(b.chunks); n > 0 && b.chunks[n-1] == c {
+		return
+	}
+	c.refs.Add(1)
+	b.chunks = append(b.chunks, c)
 }
 
 // recBuf is the records and values backing arrays of a batch. Release hands them to the next
@@ -453,6 +474,7 @@ type batchBuilder struct {
 type recBuf struct {
 	records []pipeline.Record
 	values  []core.Value
+	ar      arena // the batch's arena, kept with the arrays it last carved from
 }
 
 var recBufs sync.Pool // *recBuf
@@ -473,6 +495,10 @@ func (b *batchBuilder) add(row int64, capHint int) *pipeline.Record {
 	if b.records == nil {
 		b.rb = getRecBuf(capHint, b.nf)
 		b.records, b.values = b.rb.records[:0], b.rb.values[:0]
+		if len(b.ar.strs)+len(b.ar.lists)+len(b.ar.floats)+len(b.ar.bytes) == 0 {
+			b.ar = b.rb.ar // nothing carved yet: reuse the recycled arena
+			b.ar.reset()
+		}
 	}
 	if len(b.values)+b.nf > cap(b.values) {
 		// Never reallocate: earlier records point into the old backing array.
@@ -499,6 +525,10 @@ func (b *batchBuilder) release() {
 		recBufs.Put(b.rb)
 		b.rb = nil
 	}
+	for _, c := range b.chunks {
+		c.release()
+	}
+	b.chunks = nil
 }
 
 func (b *batchBuilder) finish() *pipeline.Batch {
@@ -515,9 +545,9 @@ func (b *batchBuilder) finish() *pipeline.Batch {
 			return err
 		}
 	}
-	if len(b.held) > 0 || b.rb != nil {
-		held := b.held
-		b.held = nil
+	if len(b.held) > 0 || b.rb != nil || len(b.chunks) > 0 {
+		held, chunks := b.held, b.chunks
+		b.held, b.chunks = nil, nil
 		var done atomic.Bool
 		batch.Release = func() {
 			if done.CompareAndSwap(false, true) {
@@ -526,7 +556,11 @@ func (b *batchBuilder) finish() *pipeline.Batch {
 				}
 				if rb := b.rb; rb != nil {
 					b.rb = nil
+					rb.ar = b.ar
 					recBufs.Put(rb)
+				}
+				for _, c := range chunks {
+					c.release()
 				}
 			}
 		}

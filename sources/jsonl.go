@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 
@@ -16,8 +17,42 @@ import (
 )
 
 // jsonlChunk is the size of the buffers lines are read into. A buffer handed out (through
-// the lines of a batch) is never written again: a new one is started when it is full.
+// the lines of a batch) is never written again: a new one is started when it is full. For a
+// consumer that decodes in deferred mode (pipeline.WithDeferredDecode: its batches' lines,
+// Raw included, are valid until Release), a full buffer is reused once the reader has moved
+// past it and every batch aliasing it is released, so reading allocates nothing in the steady
+// state; buffers that a batch of the plain mode aliases are never reused (their Raw stays
+// valid after Release).
 const jsonlChunk = 1 << 20
+
+// lineChunk is a buffer of JSON lines with its references: the reader's while it reads into
+// it, and one per deferred batch whose lines alias it.
+type lineChunk struct {
+	buf    []byte
+	refs   atomic.Int32
+	pinned atomic.Bool // a plain-mode batch aliases it: never reuse it
+}
+
+var lineChunks sync.Pool // *lineChunk with jsonlChunk bytes, ready for reuse
+
+func newLineChunk(size int) *lineChunk {
+	if size == jsonlChunk {
+		if c, _ := lineChunks.Get().(*lineChunk); c != nil {
+			c.refs.Store(1)
+			return c
+		}
+	}
+	c := &lineChunk{buf: make([]byte, size)}
+	c.refs.Store(1)
+	return c
+}
+
+// release drops a reference; the last one makes the buffer reusable.
+func (c *lineChunk) release() {
+	if c.refs.Add(-1) == 0 && !c.pinned.Load() && len(c.buf) == jsonlChunk {
+		lineChunks.Put(c)
+	}
+}
 
 // countReader counts the bytes read through it.
 type countReader struct {
@@ -39,10 +74,11 @@ type jsonlReader struct {
 	r   io.Reader
 	gz  *gzip.Reader
 
-	chunk   []byte // len == cap
-	start   int    // first byte of the next line
-	scanned int    // chunk[start:scanned] holds no '\n'
-	end     int    // end of the data read so far
+	cur     *lineChunk // the buffer being read into; chunk is cur.buf
+	chunk   []byte     // len == cap
+	start   int        // first byte of the next line
+	scanned int        // chunk[start:scanned] holds no '\n'
+	end     int        // end of the data read so far
 	eof     bool
 
 	line int64 // 0-based index of the next physical line
@@ -81,6 +117,10 @@ func openJSONL(fi fileInfo, s *fileSource) (fileReader, error) {
 func (r *jsonlReader) bytesRead() int64 { return r.cnt.n }
 
 func (r *jsonlReader) close() error {
+	if r.cur != nil {
+		r.cur.release()
+		r.cur = nil
+	}
 	if r.f == nil {
 		return nil
 	}
@@ -154,6 +194,7 @@ func (r *jsonlReader) fill(b *batchBuilder, n int) error {
 			continue
 		}
 		rec.Raw = l.b[:len(l.b):len(l.b)]
+		b.useChunk(r.cur)
 		if b.deferred {
 			if b.decode == nil {
 				b.decode = r.decodeBatch
@@ -258,12 +299,20 @@ func (r *jsonlReader) grow() {
 	for size < 2*need {
 		size *= 2
 	}
-	nb := make([]byte, size)
-	copy(nb, r.chunk[r.start:r.end])
+	nc := newLineChunk(size)
+	copy(nc.buf, r.chunk[r.start:r.end])
 	r.scanned -= r.start
 	r.end -= r.start
 	r.start = 0
-	r.chunk = nb
+	r.setChunk(nc)
+}
+
+// setChunk makes c the buffer being read into, dropping the reader's reference to the old one.
+func (r *jsonlReader) setChunk(c *lineChunk) {
+	if r.cur != nil {
+		r.cur.release()
+	}
+	r.cur, r.chunk = c, c.buf
 }
 
 // discardLine skips the rest of an over-long line. Only bytes of that line (which nobody
@@ -272,7 +321,7 @@ func (r *jsonlReader) discardLine() ([]byte, bool, int64, error) {
 	size := int64(r.end - r.start)
 	for {
 		if len(r.chunk)-r.start < 4096 {
-			r.chunk = make([]byte, jsonlChunk)
+			r.setChunk(newLineChunk(jsonlChunk))
 			r.start = 0
 		}
 		n, err := r.r.Read(r.chunk[r.start:])

@@ -22,7 +22,10 @@ func mmapFile(f *os.File, size int64) []byte {
 
 func munmapFile(data []byte) { _ = syscall.Munmap(data) }
 
-// dropPages releases the pages that lie entirely inside b (a slice of data).
+// dropPages releases the pages b (a slice of data) lies on, including the ones it shares
+// with its neighbours (message metadata, the next body): on a shared file mapping that is
+// harmless, a page still in use is read again from the page cache on its next access. So the
+// resident pages of the map stay those of the bodies in use.
 func dropPages(data, b []byte) {
 	if len(b) == 0 || len(data) == 0 {
 		return
@@ -31,8 +34,8 @@ func dropPages(data, b []byte) {
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - base
 	end := start + uintptr(len(b))
-	lo, hi := (start+page-1)/page*page, end/page*page
-	if hi > lo && hi <= uintptr(len(data)) {
+	lo, hi := start/page*page, min((end+page-1)/page*page, uintptr(len(data)))
+	if hi > lo {
 		_ = syscall.Madvise(data[lo:hi], syscall.MADV_DONTNEED)
 	}
 }
