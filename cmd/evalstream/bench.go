@@ -350,10 +350,12 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 		}()
 	}
+	// The repeats go round the worker counts (1, 2, 1, 2, ...), so that a burst of other
+	// activity on the machine does not weigh on one count only; the best run of each counts.
 	rep.Same = true
-	for _, w := range workerList {
-		var best benchRun
-		for r := 0; r < max(1, *repeat); r++ {
+	rep.Runs = make([]benchRun, len(workerList))
+	for r := 0; r < max(1, *repeat); r++ {
+		for i, w := range workerList {
 			var ms0, ms1 runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&ms0)
@@ -375,14 +377,13 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				Merge: float64(p.MergeNanos.Load()) / 1e9, Allocs: float64(ms1.Mallocs-ms0.Mallocs) / max(recs, 1),
 				AllocBytes: float64(ms1.TotalAlloc-ms0.TotalAlloc) / max(recs, 1), GCs: ms1.NumGC - ms0.NumGC, results: a.Results()}
 			rep.Records, rep.Bad, rep.Errors = a.Records+a.Skipped, a.Skipped, a.Errors
-			if best.Seconds == 0 || run.Seconds < best.Seconds {
-				best = run
+			if !sameResults(run.results, rep.Runs[0].resultsOr(run.results)) {
+				rep.Same = false
+			}
+			if rep.Runs[i].Seconds == 0 || run.Seconds < rep.Runs[i].Seconds {
+				rep.Runs[i] = run
 			}
 		}
-		if len(rep.Runs) > 0 && !sameResults(rep.Runs[0].results, best.results) {
-			rep.Same = false
-		}
-		rep.Runs = append(rep.Runs, best)
 	}
 	if len(rep.Runs) > 1 {
 		rep.Scaling = rep.Runs[len(rep.Runs)-1].RecordsSec / rep.Runs[0].RecordsSec
@@ -513,6 +514,14 @@ func drainSource(ctx context.Context, open func() (pipeline.Source, error), nctx
 			return err
 		}
 	}
+}
+
+// resultsOr returns the run's results, or def for a run not made yet.
+func (r benchRun) resultsOr(def *pipeline.Results) *pipeline.Results {
+	if r.results == nil {
+		return def
+	}
+	return r.results
 }
 
 // sameResults reports whether two runs computed identical metrics (values and details).

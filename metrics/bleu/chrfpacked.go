@@ -22,7 +22,18 @@ type charPacked struct {
 	uni   []cslot // unigrams, indexed by character id
 	grams cgramTable
 	stamp uint16
+
+	// Bigrams of a hypothesis with at most biMaxIDs distinct characters are indexed by
+	// id1<<biBits | id2 (no hashing); bigen tells the current record's entries.
+	bi    []cslot
+	bigen uint16
+	useBi bool
 }
+
+const (
+	biBits   = 6
+	biMaxIDs = 1<<biBits - 1
+)
 
 // cslot is one hypothesis n-gram of chrF in 16 bytes, so that the table of a long sentence
 // (hundreds of n-grams of six orders) stays in the first-level cache. Counts fit 16 bits
@@ -96,6 +107,9 @@ func (c *charPacked) resetRefs() {
 	}
 	for i := range c.uni {
 		c.uni[i].ref, c.uni[i].stamp = 0, 0
+	}
+	for i := range c.bi {
+		c.bi[i].ref, c.bi[i].stamp = 0, 0
 	}
 	c.stamp = 1
 }
@@ -238,13 +252,39 @@ func (c *charPacked) startHyp(s string, maxN int, whitespace bool) (int, bool) {
 	}
 	c.uni = c.uni[:c.k+1]
 	clear(c.uni)
-	c.grams.reset(len(ids) * (maxN - 1))
+	c.useBi = c.k <= biMaxIDs && maxN >= 2
+	hashed := maxN - 1
+	if c.useBi {
+		if c.bi == nil {
+			c.bi = make([]cslot, 1<<(2*biBits))
+		}
+		c.bigen++
+		if c.bigen == 0 {
+			clear(c.bi)
+			c.bigen = 1
+		}
+		hashed--
+	}
+	c.grams.reset(len(ids) * hashed)
 	c.stamp = 0
 	for i, id := range ids {
 		c.uni[id].hyp++
-		key := id
-		for n, id := range ids[i+1 : min(i+maxN, len(ids))] {
-			key |= id << (charBits * (n + 1))
+		if i+1 >= len(ids) || maxN < 2 {
+			continue
+		}
+		id2 := ids[i+1]
+		key := id | id2<<charBits
+		if c.useBi {
+			e := &c.bi[id<<biBits|id2]
+			if e.gen != c.bigen {
+				*e = cslot{gen: c.bigen}
+			}
+			e.hyp++
+		} else {
+			c.grams.add(key)
+		}
+		for n, id := range ids[i+2 : min(i+maxN, len(ids))] {
+			key |= id << (charBits * (n + 2))
 			c.grams.add(key)
 		}
 	}
@@ -268,18 +308,39 @@ func (c *charPacked) refMatch(s string, maxN int, whitespace bool, match []int64
 		if c.match(&c.uni[id]) {
 			match[0]++
 		}
-		key := id
-		for n, id := range ids[i+1 : min(i+maxN, len(ids))] {
+		if i+1 >= len(ids) || maxN < 2 {
+			continue
+		}
+		id2 := ids[i+1]
+		if id2 == 0 {
+			continue
+		}
+		key := id | id2<<charBits
+		var g *cslot
+		if c.useBi {
+			if e := &c.bi[id<<biBits|id2]; e.gen == c.bigen {
+				g = e
+			}
+		} else {
+			g = c.grams.find(key)
+		}
+		if g == nil {
+			continue
+		}
+		if c.match(g) {
+			match[1]++
+		}
+		for n, id := range ids[i+2 : min(i+maxN, len(ids))] {
 			if id == 0 {
 				break
 			}
-			key |= id << (charBits * (n + 1))
+			key |= id << (charBits * (n + 2))
 			g := c.grams.find(key)
 			if g == nil {
 				break
 			}
 			if c.match(g) {
-				match[n+1]++
+				match[n+2]++
 			}
 		}
 	}

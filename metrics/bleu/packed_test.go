@@ -71,7 +71,11 @@ func randChars(r *rand.Rand, alphabet []rune, n int) string {
 // chrF's packed character path must give the statistics of the general one.
 func TestCharPackedMatchesCounter(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
-	alphabets := [][]rune{[]rune("ab "), []rune("abcdefgh ,.\t"), []rune("aäöüß \u3000\u00a0xyz日本語"), []rune("abcdefghijklmnopqrstuvwxyz ")}
+	many := []rune(" ")
+	for r := rune('!'); r < '!'+90; r++ { // more than biMaxIDs characters: hashed bigrams
+		many = append(many, r)
+	}
+	alphabets := [][]rune{[]rune("ab "), []rune("abcdefgh ,.\t"), []rune("aäöüß \u3000\u00a0xyz日本語"), []rune("abcdefghijklmnopqrstuvwxyz "), many}
 	var c counter
 	var cp charPacked
 	for trial := 0; trial < 3000; trial++ {
