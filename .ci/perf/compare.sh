@@ -10,9 +10,11 @@
 # --wmt: the WMT17 newstest2017 en-de outputs (JSONL, .gz allowed; fields prediction and
 #        references). Default: ../shared/data/wmt17/newstest2017-en-de.jsonl.gz when it
 #        exists, else a generated translation corpus of the same size.
-# --runs N: best of N runs per command (default 3). --quick: 1 run, smaller corpora, no 20x
-# memory runs. --keep: keep the work directory (.cache/perf-work).
-# The Python venv is created once in .cache/perf-venv (or $PERF_VENV).
+# --runs N: best of N runs of each reference command, and of max(N, 5) runs of each
+# evalstream command (default 3). --quick: 1 run, smaller corpora, no 20x memory runs.
+# --keep: keep the large corpora generated for the memory runs.
+# Inputs and the scripts run are kept in .cache/perf-work; the Python venv is created once in
+# .cache/perf-venv (or $PERF_VENV). Both are ignored by git.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
