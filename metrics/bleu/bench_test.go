@@ -79,11 +79,3 @@ func BenchmarkAddSacreBLEUMacroTokens(b *testing.B) {
 func BenchmarkAddNLTKMacroMethod1(b *testing.B) {
 	benchAdd(b, "bleu", map[string]any{"compat": "nltk", "smooth": "method1", "average": "macro"}, true)
 }
-
-// The WMT records recur in the loop above, as a test set does when many systems are scored:
-// this is the same work without the reference cache (every record analyses its references).
-func BenchmarkAddSacreBLEU13aNoRefCache(b *testing.B) {
-	refCacheOff = true
-	defer func() { refCacheOff = false }()
-	benchAdd(b, "bleu", nil, false)
-}

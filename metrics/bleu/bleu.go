@@ -79,7 +79,6 @@ type Metric struct {
 	needLast    bool // NLTK methods 5-7 read the last sentence of the corpus
 	sig         string
 	scratch     sync.Pool // *work, for SentenceScore
-	refCaches   refCaches
 }
 
 var (

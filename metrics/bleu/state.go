@@ -49,8 +49,6 @@ type work struct {
 	cLen  int64
 	rLen  int64
 	nrefs int
-	// refCache is the index of the reference cache this scratch space last used.
-	refCache int
 }
 
 func lowerAll(dst, toks []string) []string {
@@ -119,30 +117,6 @@ func (m *Metric) sentence(w *work, ex *core.Example) {
 	for n := 1; n <= N; n++ {
 		w.t[n-1] = total(L, n)
 	}
-	w.cLen, w.nrefs = int64(L), nr
-	closest := closestLen{hyp: L, firstWins: m.preset == presetMindNLP}
-	defer func() {
-		w.rLen = int64(closest.len)
-		clear(w.hyp)
-		clear(w.ref)
-	}()
-	if N <= packedMaxOrder && !refCacheOff {
-		if rc := m.refCaches.acquire(&w.refCache); rc != nil {
-			e := rc.entryFor(m, rv)
-			if e != nil {
-				if L > 0 {
-					e.match(&rc.refCache, hyp, N, w.m)
-				}
-				for _, lr := range e.lens {
-					closest.add(lr)
-				}
-			}
-			rc.mu.Unlock()
-			if e != nil {
-				return
-			}
-		}
-	}
 	packed := false
 	if L > 0 {
 		packed = N <= packedMaxOrder && w.pc.startHyp(hyp, N)
@@ -150,10 +124,18 @@ func (m *Metric) sentence(w *work, ex *core.Example) {
 			w.c.startHyp(hyp, N)
 		}
 	}
+	firstWins := m.preset == presetMindNLP
+	best, bestLen := -1, 0
 	for j := 0; j < nr; j++ {
 		rt := m.refTokens(w, rv, j)
 		lr := len(rt)
-		closest.add(lr)
+		d := lr - L
+		if d < 0 {
+			d = -d
+		}
+		if best < 0 || d < best || d == best && lr < bestLen && !firstWins {
+			best, bestLen = d, lr
+		}
 		switch {
 		case L == 0 || lr == 0:
 		case packed:
@@ -164,27 +146,12 @@ func (m *Metric) sentence(w *work, ex *core.Example) {
 	}
 	w.c.toks.release()
 	w.pc.release()
+	clear(w.hyp)
+	clear(w.ref)
+	w.cLen, w.rLen, w.nrefs = int64(L), int64(bestLen), nr
 }
 
-// closestLen picks the reference length of the brevity penalty: the one closest to the
-// hypothesis length, ties going to the shorter one, or (MindNLP) to the first.
-type closestLen struct {
-	hyp       int
-	firstWins bool
-	diff, len int
-	any       bool
-}
-
-func (c *closestLen) add(lr int) {
-	d := lr - c.hyp
-	if d < 0 {
-		d = -d
-	}
-	if !c.any || d < c.diff || d == c.diff && lr < c.len && !c.firstWins {
-		c.diff, c.len, c.any = d, lr, true
-	}
-}
-
+// sentenceStats turns the record in w into statistics of a one-sentence corpus.
 func (m *Metric) sentenceStats(w *work, seq uint64) stats {
 	w.tn = append(w.tn[:0], w.t...)
 	if cap(w.prec) < m.order {
