@@ -200,6 +200,7 @@ func (f *Folder) example(i int, rec *Record) *core.Example {
 		}
 	}
 	ex.Seq = rec.Seq
+	ex.UTF8Checked = rec.UTF8Checked
 	return ex
 }
 

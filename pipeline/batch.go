@@ -45,6 +45,9 @@ type Record struct {
 	// Err is set when the record could not be decoded (bad JSON, a field of the wrong type at
 	// the source level). Such a record is bad input: counted and handled by the error policy.
 	Err *core.RecordError
+	// UTF8Checked is set by a source that validated every string in Values as UTF-8 (see
+	// core.Example.UTF8Checked).
+	UTF8Checked bool
 }
 
 // Batch is a group of records handed to one worker. Strings in Values may alias buffers

@@ -203,6 +203,8 @@ func (r *jsonlReader) fill(b *batchBuilder, n int) error {
 		}
 		if _, rerr := r.dec.decode(l.b, rec.Values, &b.ar); rerr != nil {
 			rec.Err = rerr
+		} else {
+			rec.UTF8Checked = true // the decoder validates every string it returns
 		}
 	}
 	// Look ahead, so that the last batch of a file is known as such (it then covers the
@@ -233,6 +235,8 @@ func (r *jsonlReader) decodeBatch(b *batchBuilder) error {
 		}
 		if _, rerr := d.decode(rec.Raw, rec.Values, &b.ar); rerr != nil {
 			rec.Err = rerr
+		} else {
+			rec.UTF8Checked = true
 		}
 	}
 	r.decoders.Put(d)

@@ -68,6 +68,9 @@ func (v Value) Number() (float64, bool) {
 type Example struct {
 	Values []Value
 	Seq    uint64
+	// UTF8Checked promises that every string in Values is valid UTF-8: the source validated
+	// them (the JSON decoders do), so metrics need not validate them again.
+	UTF8Checked bool
 }
 
 // FromJSON converts a value decoded by encoding/json (with UseNumber) or a Go literal into a

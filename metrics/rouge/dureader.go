@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/textinput"
 )
 
 // The optional roles of `rouge_l_dureader`.
@@ -59,10 +60,10 @@ func (m *RougeLDuReader) Signature() string { return m.sig }
 
 // Check implements core.Metric.
 func (m *RougeLDuReader) Check(ex *core.Example) error {
-	if err := checkPrediction(ex.Values[0], "prediction"); err != nil {
+	if err := textinput.Prediction(ex.Values[0], "prediction", ex.UTF8Checked); err != nil {
 		return err
 	}
-	if err := checkReferences(ex.Values[1], "references"); err != nil {
+	if err := textinput.References(ex.Values[1], "references", ex.UTF8Checked); err != nil {
 		return err
 	}
 	label, yn, ent := ex.Values[2], ex.Values[3], ex.Values[4]
@@ -81,7 +82,7 @@ func (m *RougeLDuReader) Check(ex *core.Example) error {
 		if label.Present() && len(yn.Strs) < numRefs(ex.Values[1]) {
 			return core.Reject("wrong length", "yesno_refs", "%d labels for %d references", len(yn.Strs), numRefs(ex.Values[1]))
 		}
-		if !validAll(yn.Strs) {
+		if !textinput.AllValid(yn.Strs) {
 			return core.Reject("invalid utf-8", "yesno_refs", "a label is not valid UTF-8")
 		}
 	default:
@@ -90,7 +91,7 @@ func (m *RougeLDuReader) Check(ex *core.Example) error {
 	switch ent.Kind {
 	case core.Missing, core.Null:
 	case core.StringList:
-		if !validAll(ent.Strs) {
+		if !textinput.AllValid(ent.Strs) {
 			return core.Reject("invalid utf-8", "entity_refs", "an entity is not valid UTF-8")
 		}
 	default:

@@ -1,9 +1,8 @@
 package rouge
 
 import (
-	"unicode/utf8"
-
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
@@ -87,78 +86,8 @@ func (t textOpts) tokens(toks []string) []string {
 	return out
 }
 
-// checkPrediction validates a text prediction: a string or a list of tokens.
-func checkPrediction(v core.Value, role string) error {
-	switch v.Kind {
-	case core.Missing, core.Null:
-		return core.Reject("missing field", role, "a prediction is required")
-	case core.String:
-		if !utf8.ValidString(v.Str) {
-			return core.Reject("invalid utf-8", role, "the prediction is not valid UTF-8")
-		}
-	case core.StringList:
-		if !validAll(v.Strs) {
-			return core.Reject("invalid utf-8", role, "a prediction token is not valid UTF-8")
-		}
-	default:
-		return core.Reject("wrong type", role, "want a string or a list of token strings, got %s", v.Kind)
-	}
-	return nil
-}
-
-// checkReferences validates text references: a string (one reference), a list of reference
-// strings or a list of token lists, with at least one reference.
-func checkReferences(v core.Value, role string) error {
-	switch v.Kind {
-	case core.Missing, core.Null:
-		return core.Reject("missing field", role, "references are required")
-	case core.String:
-		if !utf8.ValidString(v.Str) {
-			return core.Reject("invalid utf-8", role, "the reference is not valid UTF-8")
-		}
-	case core.StringList:
-		if len(v.Strs) == 0 {
-			return core.Reject("empty references", role, "at least one reference is required")
-		}
-		if !validAll(v.Strs) {
-			return core.Reject("invalid utf-8", role, "a reference is not valid UTF-8")
-		}
-	case core.StringLists:
-		if len(v.Lists) == 0 {
-			return core.Reject("empty references", role, "at least one reference is required")
-		}
-		for _, l := range v.Lists {
-			if !validAll(l) {
-				return core.Reject("invalid utf-8", role, "a reference token is not valid UTF-8")
-			}
-		}
-	default:
-		return core.Reject("wrong type", role, "want a string, a list of strings or a list of token lists, got %s", v.Kind)
-	}
-	return nil
-}
-
-func validAll(ss []string) bool {
-	for _, s := range ss {
-		if !utf8.ValidString(s) {
-			return false
-		}
-	}
-	return true
-}
-
-// numRefs is the number of references in a value that passed checkReferences.
-func numRefs(v core.Value) int {
-	switch v.Kind {
-	case core.String:
-		return 1
-	case core.StringList:
-		return len(v.Strs)
-	case core.StringLists:
-		return len(v.Lists)
-	}
-	return 0
-}
+// numRefs is the number of references in a value that passed textinput.References.
+func numRefs(v core.Value) int { return textinput.Count(v) }
 
 // predTokens tokenizes a prediction that passed checkPrediction.
 func (t textOpts) predTokens(sc *scratch, v core.Value) []string {

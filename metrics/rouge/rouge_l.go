@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/textinput"
 )
 
 // RougeL is the `rouge_l` metric: longest-common-subsequence overlap, averaged per example.
@@ -67,10 +68,10 @@ func (m *RougeL) Signature() string { return m.sig }
 
 // Check implements core.Metric.
 func (m *RougeL) Check(ex *core.Example) error {
-	if err := checkPrediction(ex.Values[0], "prediction"); err != nil {
+	if err := textinput.Prediction(ex.Values[0], "prediction", ex.UTF8Checked); err != nil {
 		return err
 	}
-	return checkReferences(ex.Values[1], "references")
+	return textinput.References(ex.Values[1], "references", ex.UTF8Checked)
 }
 
 // NewState implements core.Metric.

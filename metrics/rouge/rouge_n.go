@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/textinput"
 )
 
 // Implementation versions, part of every signature: bump when a computation changes.
@@ -71,10 +72,10 @@ func (m *RougeN) Signature() string { return m.sig }
 
 // Check implements core.Metric.
 func (m *RougeN) Check(ex *core.Example) error {
-	if err := checkPrediction(ex.Values[0], "prediction"); err != nil {
+	if err := textinput.Prediction(ex.Values[0], "prediction", ex.UTF8Checked); err != nil {
 		return err
 	}
-	return checkReferences(ex.Values[1], "references")
+	return textinput.References(ex.Values[1], "references", ex.UTF8Checked)
 }
 
 // NewState implements core.Metric.

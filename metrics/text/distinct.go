@@ -39,7 +39,7 @@ func (m *Distinct) Roles() []core.Role { return []core.Role{predictionRole} }
 func (m *Distinct) Signature() string { return m.sig }
 
 // Check implements core.Metric.
-func (m *Distinct) Check(ex *core.Example) error { return checkPrediction(ex.Values[0]) }
+func (m *Distinct) Check(ex *core.Example) error { return checkPrediction(ex) }
 
 // NewState implements core.Metric.
 func (m *Distinct) NewState() core.State { return &distinctState{m: m, set: map[string]struct{}{}} }

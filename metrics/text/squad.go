@@ -143,10 +143,10 @@ func (m *SQuAD) Signature() string { return m.sig }
 
 // Check implements core.Metric.
 func (m *SQuAD) Check(ex *core.Example) error {
-	if err := checkPrediction(ex.Values[0]); err != nil {
+	if err := checkPrediction(ex); err != nil {
 		return err
 	}
-	return checkReferences(ex.Values[1])
+	return checkReferences(ex)
 }
 
 // NewState implements core.Metric.
