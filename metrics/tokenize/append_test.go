@@ -152,3 +152,43 @@ func TestFastPathMatchesGeneralRules(t *testing.T) {
 		}
 	}
 }
+
+// otherRun must stop where a byte-at-a-time scan of the class table stops.
+func TestOtherRunMatchesByteScan(t *testing.T) {
+	naive := func(tab *[256]class, s string, j int) int {
+		for j < len(s) && tab[s[j]] == clsOther {
+			j++
+		}
+		return j
+	}
+	tabs := []*[256]class{&byteClasses13a, &byteClassesIntl, &byteClassesZh}
+	// Every byte value at every position of a run of letters, and random mixes.
+	var inputs []string
+	for c := 0; c < 256; c++ {
+		for k := 0; k < 18; k++ {
+			b := []byte("abcdefghijklmnopqrstuvwXYZ")
+			b[k] = byte(c)
+			inputs = append(inputs, string(b))
+		}
+	}
+	r := rand.New(rand.NewSource(4))
+	alphabet := "aZq'-.,5 \t\xc3\xa4\xc2\xa0\xe2\x80\x99@[`{\x7f\x00"
+	for i := 0; i < 20000; i++ {
+		b := make([]byte, r.Intn(40))
+		for k := range b {
+			if r.Intn(3) == 0 {
+				b[k] = alphabet[r.Intn(len(alphabet))]
+			} else {
+				b[k] = byte('a' + r.Intn(26) - 32*r.Intn(2))
+			}
+		}
+		inputs = append(inputs, string(b))
+	}
+	for _, tab := range tabs {
+		for _, s := range inputs {
+			for j := 0; j <= len(s); j++ {
+				require.Equal(t, naive(tab, s, j), otherRun(tab, s, j), "input %q from %d", s, j)
+			}
+		}
+	}
+}

@@ -89,3 +89,17 @@ func BenchmarkPorterStem(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(len(words))), "ns/word")
 }
+
+// BenchmarkAppend measures the append tokenizers as the metrics use them (reusing dst).
+func BenchmarkAppend(b *testing.B) {
+	for _, name := range []string{"13a", "intl", "zh"} {
+		fn, err := NewAppend(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			var dst []string
+			benchTokenizer(b, func(s string) []string { dst = fn(dst[:0], s); return dst })
+		})
+	}
+}
