@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	_ "github.com/evalstream/evalstream/cmd/evalstream/internal/gcstart" // defers the first GC: before other packages initialize
 )
 
 // version is the evalstream release; it also enters state files and signatures.
