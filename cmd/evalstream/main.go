@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	_ "github.com/evalstream/evalstream/cmd/evalstream/internal/gcstart" // defers the first GC: before other packages initialize
+	_ "github.com/evalstream/evalstream/cmd/evalstream/internal/startup" // initializes before the other packages
 )
 
 // version is the evalstream release; it also enters state files and signatures.

@@ -1,5 +1,7 @@
-// Package gcstart defers the first garbage collection of the process until its heap reaches
-// firstGCHeap. Without it a short scoring run collects two or three times for nothing: the
+// Package startup makes the start of a short run cheap. It turns off the sampling of heap
+// allocations (runtime.MemProfileRate; `evalstream bench --memprofile` sets its own rate),
+// whose stack tables cost a few hundred page faults, and it defers the first garbage
+// collection of the process until its heap reaches firstGCHeap. Without that a short scoring run collects two or three times for nothing: the
 // init functions of the binary's packages (Kafka protocol tables, Arrow kernels, JSON codecs)
 // allocate about 4 MB, the default first goal, and the run's buffers take a few more. Go
 // initializes packages in the order of their import paths wherever dependencies allow, and
@@ -8,7 +10,7 @@
 // Until the first collection the collector is off with a soft memory limit of firstGCHeap;
 // the first collection (the limit reached) restores the defaults, GOGC=100 and no limit, so a
 // long run is collected as usual. A GOGC or GOMEMLIMIT set in the environment is left alone.
-package gcstart
+package startup
 
 import (
 	"math"
@@ -21,6 +23,7 @@ import (
 const firstGCHeap = 32 << 20
 
 func init() {
+	runtime.MemProfileRate = 0
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
