@@ -1,11 +1,12 @@
 // Package startup makes the start of a short run cheap. It turns off the sampling of heap
 // allocations (runtime.MemProfileRate; `evalstream bench --memprofile` sets its own rate),
-// whose stack tables cost a few hundred page faults, and it defers the first garbage
-// collection of the process until its heap reaches firstGCHeap. Without that a short scoring run collects two or three times for nothing: the
-// init functions of the binary's packages (Kafka protocol tables, Arrow kernels, JSON codecs)
-// allocate about 4 MB, the default first goal, and the run's buffers take a few more. Go
-// initializes packages in the order of their import paths wherever dependencies allow, and
-// this one depends only on the standard library, so it runs before those heavy packages.
+// whose stack tables cost page faults, and it defers the first garbage collection of the
+// process until its heap reaches firstGCHeap. Without that, a short scoring run collects two
+// or three times for nothing: the init functions of the binary's packages (Kafka protocol
+// tables, Arrow kernels, JSON codecs) allocate about 4 MB, the default first goal, and the
+// run's buffers take a few more. Go initializes packages in the order of their import paths
+// wherever dependencies allow, and this one depends only on the standard library, so it runs
+// before those heavy packages.
 //
 // Until the first collection the collector is off with a soft memory limit of firstGCHeap;
 // the first collection (the limit reached) restores the defaults, GOGC=100 and no limit, so a
