@@ -12,6 +12,7 @@ import (
 	"github.com/evalstream/evalstream/pipeline"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
+	"github.com/evalstream/evalstream/sources/kafka"
 )
 
 func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -266,23 +267,44 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "table", "output: table|json")
 	fromKafka := fs.String("from-kafka", "", "merge every partition's latest snapshot in this Kafka state topic")
 	brokers := fs.String("brokers", "", "Kafka brokers (comma-separated) for --from-kafka")
+	cfgPath := fs.String("c", "", "for --from-kafka: a pipeline config whose Kafka source gives the brokers (unless --brokers), TLS and SASL settings")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *format != "table" && *format != "json" {
 		return usageErr("--format must be table or json, got %q", *format)
 	}
+	if *fromKafka == "" && (*cfgPath != "" || *brokers != "") {
+		return usageErr("-c and --brokers go with --from-kafka")
+	}
 	var acc *pipeline.Accumulator
 	var err error
 	switch {
 	case *fromKafka != "":
-		if *brokers == "" {
-			return usageErr("--from-kafka needs --brokers")
-		}
 		if fs.NArg() > 0 {
 			return usageErr("give either --from-kafka or STATE files, not both")
 		}
-		acc, err = reportFromKafka(ctx, strings.Split(*brokers, ","), *fromKafka)
+		kc := kafka.Config{StateTopic: *fromKafka}
+		if *cfgPath != "" {
+			cfg, err := config.Load(*cfgPath, nil)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if cfg.Source.Type != "kafka" {
+				return usageErr("%s: -c needs a config with a kafka source, got source type %q", *cfgPath, cfg.Source.Type)
+			}
+			kc.Brokers = cfg.Source.Brokers
+			if err := kafkaSecurity(&kc, cfg.Source); err != nil {
+				return err
+			}
+		}
+		if *brokers != "" {
+			kc.Brokers = strings.Split(*brokers, ",")
+		}
+		if len(kc.Brokers) == 0 {
+			return usageErr("--from-kafka needs --brokers or -c with a Kafka config")
+		}
+		acc, err = reportFromKafka(ctx, kc)
 	case fs.NArg() == 0:
 		return usageErr("report needs STATE files or --from-kafka")
 	default:

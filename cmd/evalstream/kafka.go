@@ -55,21 +55,29 @@ func (j *job) kafkaSettings(stderr io.Writer) (kafka.Config, *kafkago.Transport,
 		defer mu.Unlock()
 		fmt.Fprintf(stderr, "evalstream: kafka: "+format+"\n", args...)
 	}
+	if err := kafkaSecurity(&kc, s); err != nil {
+		return kc, nil, err
+	}
+	return kc, kafka.Transport(kc.TLS, kc.SASL), nil
+}
+
+// kafkaSecurity sets the TLS and SASL settings of the source config s on kc.
+func kafkaSecurity(kc *kafka.Config, s config.Source) error {
 	if t := s.TLS; t != nil {
 		tc, err := kafka.TLSConfig(t.CAFile, t.CertFile, t.KeyFile, t.InsecureSkipVerify)
 		if err != nil {
-			return kc, nil, usageErr("source.tls: %v", err)
+			return usageErr("source.tls: %v", err)
 		}
 		kc.TLS = tc
 	}
 	if a := s.SASL; a != nil {
 		m, err := kafka.SASLMechanism(a.Mechanism, a.Username, a.Password)
 		if err != nil {
-			return kc, nil, usageErr("source.sasl: %v", err)
+			return usageErr("source.sasl: %v", err)
 		}
 		kc.SASL = m
 	}
-	return kc, kafka.Transport(kc.TLS, kc.SASL), nil
+	return nil
 }
 
 // windowSpec builds the window spec of the config (nil without windows).
@@ -428,8 +436,11 @@ func (e *emitter) final(ctx context.Context) (*pipeline.Accumulator, error) {
 }
 
 // reportFromKafka merges the latest snapshot of every partition in a state topic.
-func reportFromKafka(ctx context.Context, brokers []string, topic string) (*pipeline.Accumulator, error) {
-	ups, err := kafka.LoadState(ctx, kafka.Config{Brokers: brokers, StateTopic: topic})
+// reportFromKafka merges the latest snapshot of every partition in the state topic of kc,
+// which must hold those of one consumer group.
+func reportFromKafka(ctx context.Context, kc kafka.Config) (*pipeline.Accumulator, error) {
+	topic := kc.StateTopic
+	ups, err := kafka.LoadState(ctx, kc)
 	if err != nil {
 		return nil, runtimeErr(err)
 	}

@@ -45,7 +45,7 @@ Usage:
   evalstream score [flags] INPUT...          ad-hoc scoring without a config (see: evalstream score -h)
   evalstream merge -o OUT.state STATE...     merge partial states into one
   evalstream report [--format table|json] STATE...
-  evalstream report --from-kafka STATE_TOPIC --brokers ADDR[,ADDR] [--format json]
+  evalstream report --from-kafka STATE_TOPIC (--brokers ADDR[,ADDR] | -c PIPELINE.yaml) [--format json]
   evalstream validate -c PIPELINE.yaml       check a config; print every problem
   evalstream list                            metric types, options, defaults, input shapes
   evalstream bench [flags]                   measure throughput on a synthetic corpus or a file

@@ -231,6 +231,17 @@ sinks: [{type: json}]
 	require.Equal(t, 2, run(t, dir, "frobnicate").code)
 	require.Equal(t, 2, run(t, dir, "run").code)
 	require.Equal(t, 2, run(t, dir, "run", "-c", filepath.Join(dir, "missing.yaml")).code)
+	// report --from-kafka takes its connection from --brokers or a Kafka config's source.
+	for _, args := range [][]string{
+		{"report", "--from-kafka", "state"},
+		{"report", "--from-kafka", "state", "-c", cfg}, // a file source
+		{"report", "-c", cfg, "out/all.state"},
+		{"report", "--brokers", "127.0.0.1:1", "out/all.state"},
+	} {
+		r = run(t, dir, args...)
+		require.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
+	}
+	require.Contains(t, run(t, dir, "report", "--from-kafka", "state", "-c", cfg).stderr, "needs a config with a kafka source")
 
 	// A missing input is a runtime failure.
 	r = run(t, dir, "run", "-c", cfg, "--set", "source.path=nothing-here.jsonl")
