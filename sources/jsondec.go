@@ -42,12 +42,54 @@ type jsonDecoder struct {
 	listStack [][]string
 	fltStack  []float64
 
-	errMsg string
-	errAt  int
+	errMsg  string
+	errAt   int
+	posUnit string // how a syntax error's position is named: "column" (lines) or "byte"
 }
 
+// JSONDecoder is the projecting decoder of the JSON Lines source, for callers outside this
+// package that hold one JSON object per buffer (a Kafka message value). It accepts exactly
+// the objects encoding/json accepts; the values it produces are those of core.FromJSON
+// applied to encoding/json's decoding with UseNumber (integer literals that fit int64 are
+// Int, other numbers Float, ±Inf on overflow), except that a requested string holding
+// invalid UTF-8 is reported instead of being coerced to U+FFFD.
+//
+// Memory: string values without escapes alias the input; unescaped strings and list values
+// are carved from the decoder's own chunks, which are reused only after Reset. The values
+// therefore stay valid for as long as the input bytes are neither modified nor reused (a
+// caller whose input buffer is reused must decode a copy) and Reset is not called.
+//
+// A JSONDecoder is not safe for concurrent use; use one per goroutine.
+type JSONDecoder struct {
+	dec *jsonDecoder
+	ar  arena
+}
+
+// NewJSONDecoder returns a decoder of the given fields (the order of the values Decode
+// writes). Syntax errors name the 1-based byte position where they were found, like
+// encoding/json's SyntaxError.Offset.
+func NewJSONDecoder(fields []string) *JSONDecoder {
+	d := newJSONDecoder(fields)
+	d.posUnit = "byte"
+	return &JSONDecoder{dec: d}
+}
+
+// Decode parses the JSON object in b into out, which must have one zero (Missing) value per
+// field; fields absent from the object stay Missing. blank reports that b holds only
+// whitespace (no value is written). A b that is not one valid JSON object yields a
+// RecordError with reason "invalid json" and out all Missing; a requested string value with
+// invalid UTF-8 yields reason "invalid utf-8" naming the field (out then holds the decoded
+// values).
+func (d *JSONDecoder) Decode(b []byte, out []core.Value) (blank bool, rerr *core.RecordError) {
+	return d.dec.decode(b, out, &d.ar)
+}
+
+// Reset lets the decoder reuse the memory of every value it has returned: those values must
+// not be used afterwards.
+func (d *JSONDecoder) Reset() { d.ar.reset() }
+
 func newJSONDecoder(fields []string) *jsonDecoder {
-	d := &jsonDecoder{}
+	d := &jsonDecoder{posUnit: "column"}
 	seen := map[string]int{}
 	for i, f := range fields {
 		if u, ok := seen[f]; ok {
@@ -93,7 +135,7 @@ func (d *jsonDecoder) decode(line []byte, out []core.Value, ar *arena) (blank bo
 	if !ok {
 		clear(out)
 		d.strStack, d.listStack, d.fltStack = d.strStack[:0], d.listStack[:0], d.fltStack[:0]
-		return false, &core.RecordError{Reason: "invalid json", Detail: fmt.Sprintf("%s at column %d", d.errMsg, d.errAt+1)}
+		return false, &core.RecordError{Reason: "invalid json", Detail: fmt.Sprintf("%s at %s %d", d.errMsg, d.posUnit, d.errAt+1)}
 	}
 	for _, p := range d.dups {
 		out[p[1]] = out[p[0]]

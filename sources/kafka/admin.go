@@ -55,8 +55,25 @@ func (a *admin) partitions(ctx context.Context, topics []string) ([]TopicPartiti
 	return out, nil
 }
 
-// offsets returns the first (earliest) or the end (latest) offset of every partition.
+// offsets returns the first (earliest) or the end (latest) offset of every partition. A
+// transient error of the broker (a partition of a topic just created has no leader yet, a
+// leader moved) is retried for a few seconds.
 func (a *admin) offsets(ctx context.Context, tps []TopicPartition, latest bool) (map[TopicPartition]int64, error) {
+	for attempt := 0; ; attempt++ {
+		out, err := a.listOffsets(ctx, tps, latest)
+		var kerr kafkago.Error
+		if err == nil || attempt >= 30 || !errors.As(err, &kerr) || !kerr.Temporary() {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func (a *admin) listOffsets(ctx context.Context, tps []TopicPartition, latest bool) (map[TopicPartition]int64, error) {
 	req := &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{}}
 	for _, tp := range tps {
 		r := kafkago.FirstOffsetOf(tp.Partition)

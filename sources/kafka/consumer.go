@@ -18,7 +18,9 @@ import (
 type Processor interface {
 	// Process folds the records decoded from one message. An error stops the run (for
 	// example the bad-record policy says fail); the message is then not covered by any
-	// snapshot.
+	// snapshot. recs, with the strings and slices their values hold, and m are valid
+	// only during the call (their memory is reused for the next message): copy what is
+	// kept.
 	Process(recs []pipeline.Record, m *kafkago.Message) error
 	// Pending reports whether a checkpoint is due now (windows have closed).
 	Pending() bool
@@ -372,33 +374,17 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPa
 		}
 	}
 	ps.done = false
-	r := kafkago.NewReader(kafkago.ReaderConfig{
-		Brokers:        c.cfg.Brokers,
-		Topic:          tp.Topic,
-		Partition:      tp.Partition,
-		Dialer:         c.cfg.dialer(),
-		MinBytes:       1,
-		MaxBytes:       max(c.cfg.MaxRecordBytes+1<<20, 10<<20),
-		MaxWait:        250 * time.Millisecond,
-		ReadBackoffMin: 100 * time.Millisecond,
-		ReadBackoffMax: time.Second,
-		ErrorLogger:    kafkago.LoggerFunc(func(f string, a ...any) { c.cfg.Logf(tp.String()+": "+f, a...) }),
-	})
-	defer r.Close()
-	if err := r.SetOffset(ps.next); err != nil {
-		return &fatalError{err}
-	}
+	f := newFetcher(&c.cfg, tp, ps.next, FetchMaxBytes(c.cfg.MaxRecordBytes))
+	defer f.close()
 	dec := NewDecoder(c.cfg.Format, c.cfg.Fields, c.cfg.MaxRecordBytes)
 	due := time.Now().Add(c.cfg.CheckpointInterval)
+	var msg kafkago.Message // reused: Process must not keep &msg
 	for {
-		fctx, cancel := context.WithDeadline(ctx, due)
-		msg, err := r.FetchMessage(fctx)
-		cancel()
-		if err != nil {
+		if err := f.next(ctx, due, &msg); err != nil {
 			if ctx.Err() != nil {
 				return c.finalCheckpoint(ps)
 			}
-			if errors.Is(err, context.DeadlineExceeded) {
+			if errors.Is(err, errFetchDeadline) {
 				if !bounded && (ps.dirty || !ps.idle) {
 					ps.idle = true
 					ps.dirty = true
@@ -424,6 +410,7 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPa
 		if err := ps.proc.Process(recs, &msg); err != nil {
 			return &fatalError{err}
 		}
+		dec.Reset()
 		crashPoint("process")
 		ps.next, ps.dirty = msg.Offset+1, true
 		ps.idle = msg.HighWaterMark > 0 && ps.next >= msg.HighWaterMark
@@ -431,7 +418,7 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPa
 			ps.done = true
 			return c.checkpointRetry(ctx, ps)
 		}
-		if ps.proc.Pending() || !time.Now().Before(due) {
+		if ps.proc.Pending() || !f.now.Before(due) {
 			if err := c.checkpoint(ctx, ps); err != nil {
 				if fe := (*fatalError)(nil); errors.As(err, &fe) {
 					return err

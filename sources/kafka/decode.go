@@ -2,7 +2,6 @@ package kafka
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/sources"
 )
 
 // Metadata field names. A record field of the same name, when present in the message,
@@ -55,21 +55,41 @@ const (
 )
 
 // Decoder turns message values into records projected onto the configured fields. It is
-// not safe for concurrent use; each partition consumer has its own. Returned records own
-// their memory (nothing aliases the message).
+// not safe for concurrent use; each partition consumer has its own.
+//
+// Returned records own their memory: their strings, lists and Raw alias a private copy of
+// the message value, never the message itself, so the caller may reuse or modify m's buffers
+// once Decode returns. They stay valid after later calls of Decode, until Reset, which lets
+// the decoder reuse their memory.
 type Decoder struct {
 	format   string
 	fields   []string
 	maxBytes int
 	meta     []metaKind
+	hasMeta  bool // some field is metadata
 	header   []string
+	json     *sources.JSONDecoder
+
+	// Chunks records are carved from. A full chunk is dropped, so the records carved from
+	// it keep it; the current chunks are reused after Reset.
+	bytes []byte
+	vals  []core.Value
+	recs  []pipeline.Record
 }
+
+const (
+	chunkBytes = 256 << 10
+	chunkRecs  = 256
+)
 
 // NewDecoder returns a decoder of "json" or "arrow" message values.
 func NewDecoder(format string, fields []string, maxRecordBytes int) *Decoder {
 	d := &Decoder{format: format, fields: fields, maxBytes: maxRecordBytes, meta: make([]metaKind, len(fields)), header: make([]string, len(fields))}
 	if d.maxBytes <= 0 {
 		d.maxBytes = DefaultMaxRecordBytes
+	}
+	if format != "arrow" {
+		d.json = sources.NewJSONDecoder(fields)
 	}
 	for i, f := range fields {
 		switch {
@@ -85,51 +105,132 @@ func NewDecoder(format string, fields []string, maxRecordBytes int) *Decoder {
 			d.meta[i] = metaHeader
 			d.header[i] = f[len(FieldHeaderPrefix):]
 		}
+		d.hasMeta = d.hasMeta || d.meta[i] != metaNone
 	}
 	return d
 }
 
+// Reset lets the decoder reuse the memory of every record it has returned: those records
+// (their values, strings and Raw) must not be used afterwards.
+func (d *Decoder) Reset() {
+	d.bytes, d.vals, d.recs = d.bytes[:0], d.vals[:0], d.recs[:0]
+	if d.json != nil {
+		d.json.Reset()
+	}
+}
+
+// own returns a copy of b that the decoder does not touch again before Reset (nil for nil).
+func (d *Decoder) own(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	if len(b) == 0 {
+		return []byte{}
+	}
+	if len(b) > chunkBytes/8 {
+		return bytes.Clone(b)
+	}
+	if cap(d.bytes)-len(d.bytes) < len(b) {
+		d.bytes = make([]byte, 0, chunkBytes)
+	}
+	l := len(d.bytes)
+	d.bytes = append(d.bytes, b...)
+	return d.bytes[l : l+len(b) : l+len(b)]
+}
+
+// values returns len(d.fields) zero values that the decoder does not hand out again
+// before Reset.
+func (d *Decoder) values() []core.Value {
+	n := len(d.fields)
+	if cap(d.vals)-len(d.vals) < n {
+		d.vals = make([]core.Value, 0, max(n, chunkRecs*n))
+	}
+	l := len(d.vals)
+	d.vals = d.vals[:l+n]
+	v := d.vals[l : l+n : l+n]
+	clear(v) // reused after Reset
+	return v
+}
+
+// one returns a slice of one zero record that the decoder does not hand out again before
+// Reset.
+func (d *Decoder) one() []pipeline.Record {
+	if len(d.recs) == cap(d.recs) {
+		d.recs = make([]pipeline.Record, 0, chunkRecs)
+	}
+	l := len(d.recs)
+	d.recs = d.recs[:l+1]
+	r := d.recs[l : l+1 : l+1]
+	r[0] = pipeline.Record{} // reused after Reset
+	return r
+}
+
 // Decode returns the records of one message: one for a JSON message, one per row for an
 // Arrow stream. A message that cannot be decoded yields one record with Err set and Raw
-// holding the value, so it is counted as bad, never dropped.
+// holding the value, so it is counted as bad, never dropped. Metadata fields (key,
+// partition, offset, timestamp, header.X) the record lacks are filled from m, bad records
+// included (for slicing and dead letters).
 func (d *Decoder) Decode(m *kafkago.Message) []pipeline.Record {
-	base := pipeline.Record{
-		Seq: seqOf(m.Partition, m.Offset),
-		Pos: pipeline.Position{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Row: -1},
-		Raw: m.Value,
+	if d.format == "arrow" || len(m.Value) > d.maxBytes {
+		return d.decodeOther(m)
 	}
-	bad := func(reason, field, detail string) []pipeline.Record {
-		r := base
-		r.Values = make([]core.Value, len(d.fields))
-		d.fillMeta(r.Values, m)
-		r.Err = &core.RecordError{Reason: reason, Field: field, Detail: detail}
-		return []pipeline.Record{r}
+	recs := d.one()
+	r := &recs[0]
+	r.Seq = seqOf(m.Partition, m.Offset)
+	r.Pos = pipeline.Position{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Row: -1}
+	r.Raw = d.own(m.Value)
+	r.Values = d.values()
+	blank, rerr := d.json.Decode(r.Raw, r.Values)
+	if blank {
+		rerr = &core.RecordError{Reason: ReasonInvalidJSON, Detail: "empty message"}
 	}
-	if len(m.Value) > d.maxBytes {
-		return bad(ReasonTooLarge, "", fmt.Sprintf("the message value has %d bytes, more than max_record_bytes=%d", len(m.Value), d.maxBytes))
-	}
-	if d.format == "arrow" {
-		recs, err := d.decodeArrow(m.Value, base)
-		if err != nil {
-			return bad(ReasonInvalidArrow, "", err.Error())
-		}
-		for i := range recs {
-			d.fillMeta(recs[i].Values, m)
-		}
-		return recs
-	}
-	r := base
-	r.Values = make([]core.Value, len(d.fields))
-	if rerr := d.decodeJSON(m.Value, r.Values); rerr != nil {
+	if rerr != nil {
 		clear(r.Values)
 		r.Err = rerr
 	}
-	d.fillMeta(r.Values, m)
-	return []pipeline.Record{r}
+	// The JSON decoder validates every string it returns; metadata strings are checked as
+	// they are filled in.
+	r.UTF8Checked = rerr == nil
+	if d.hasMeta && !d.fillMeta(r.Values, m) {
+		r.UTF8Checked = false
+	}
+	return recs
+}
+
+// decodeOther decodes an Arrow message, or a message too large for either format.
+func (d *Decoder) decodeOther(m *kafkago.Message) []pipeline.Record {
+	base := pipeline.Record{
+		Seq: seqOf(m.Partition, m.Offset),
+		Pos: pipeline.Position{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Row: -1},
+	}
+	bad := func(reason, detail string) []pipeline.Record {
+		recs := d.one()
+		recs[0] = base
+		recs[0].Values = d.values()
+		d.fillMeta(recs[0].Values, m)
+		recs[0].Err = &core.RecordError{Reason: reason, Detail: detail}
+		return recs
+	}
+	if len(m.Value) > d.maxBytes {
+		base.Raw = bytes.Clone(m.Value)
+		return bad(ReasonTooLarge, fmt.Sprintf("the message value has %d bytes, more than max_record_bytes=%d", len(m.Value), d.maxBytes))
+	}
+	base.Raw = d.own(m.Value)
+	recs, err := d.decodeArrow(base.Raw, base)
+	if err != nil {
+		return bad(ReasonInvalidArrow, err.Error())
+	}
+	for i := range recs {
+		d.fillMeta(recs[i].Values, m)
+	}
+	return recs
 }
 
 // fillMeta sets metadata fields the record does not have itself.
-func (d *Decoder) fillMeta(vals []core.Value, m *kafkago.Message) {
+//
+// It reports whether every string it filled in is valid UTF-8.
+func (d *Decoder) fillMeta(vals []core.Value, m *kafkago.Message) (validUTF8 bool) {
+	validUTF8 = true
 	for i, k := range d.meta {
 		if k == metaNone || vals[i].Kind != core.Missing {
 			continue
@@ -140,6 +241,7 @@ func (d *Decoder) fillMeta(vals []core.Value, m *kafkago.Message) {
 				vals[i] = core.Value{Kind: core.Null}
 			} else {
 				vals[i] = core.Value{Kind: core.String, Str: string(m.Key)}
+				validUTF8 = validUTF8 && utf8.Valid(m.Key)
 			}
 		case metaPartition:
 			vals[i] = core.Value{Kind: core.Int, Int: int64(m.Partition)}
@@ -153,57 +255,12 @@ func (d *Decoder) fillMeta(vals []core.Value, m *kafkago.Message) {
 			for _, h := range m.Headers {
 				if h.Key == d.header[i] {
 					vals[i] = core.Value{Kind: core.String, Str: string(h.Value)}
+					validUTF8 = validUTF8 && utf8.Valid(h.Value)
 				}
 			}
 		}
 	}
-}
-
-// decodeJSON reads one JSON object, like a JSONL line: the values are those of
-// core.FromJSON applied to encoding/json's decoding with UseNumber.
-func (d *Decoder) decodeJSON(b []byte, out []core.Value) *core.RecordError {
-	if len(bytes.TrimSpace(b)) == 0 {
-		return &core.RecordError{Reason: ReasonInvalidJSON, Detail: "empty message"}
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(b, &obj); err != nil {
-		return &core.RecordError{Reason: ReasonInvalidJSON, Detail: jsonDetail(err)}
-	}
-	if obj == nil {
-		return &core.RecordError{Reason: ReasonInvalidJSON, Detail: "expected a JSON object, got null"}
-	}
-	validUTF8 := utf8.Valid(b)
-	for i, f := range d.fields {
-		raw, ok := obj[f]
-		if !ok {
-			continue
-		}
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		var x any
-		if err := dec.Decode(&x); err != nil {
-			return &core.RecordError{Reason: ReasonInvalidJSON, Field: f, Detail: jsonDetail(err)}
-		}
-		v := core.FromJSON(x)
-		if !validUTF8 && !utf8.Valid(raw) {
-			switch v.Kind {
-			case core.String, core.StringList, core.StringLists:
-				return &core.RecordError{Reason: ReasonInvalidUTF8, Field: f, Detail: "string value is not valid UTF-8"}
-			}
-		}
-		out[i] = v
-	}
-	return nil
-}
-
-func jsonDetail(err error) string {
-	if se, ok := err.(*json.SyntaxError); ok {
-		return fmt.Sprintf("%v at byte %d", se, se.Offset)
-	}
-	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field == "" {
-		return "expected a JSON object, got " + te.Value
-	}
-	return err.Error()
+	return validUTF8
 }
 
 // decodeArrow reads an Arrow IPC stream; arrow-go panics on some malformed input, which

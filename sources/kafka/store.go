@@ -200,27 +200,16 @@ func (s *kafkaStore) tail(ctx context.Context) error {
 }
 
 func (s *kafkaStore) tailPartition(ctx context.Context, p int, start int64) error {
-	r := kafkago.NewReader(kafkago.ReaderConfig{
-		Brokers:        s.cfg.Brokers,
-		Topic:          s.topic,
-		Partition:      p,
-		Dialer:         s.cfg.dialer(),
-		MinBytes:       1,
-		MaxBytes:       s.cfg.StateMaxBytes + 1<<20,
-		MaxWait:        200 * time.Millisecond,
-		ReadBackoffMin: 100 * time.Millisecond,
-		ReadBackoffMax: time.Second,
-		ErrorLogger:    kafkago.LoggerFunc(func(f string, a ...any) { s.cfg.Logf("state topic reader: "+f, a...) }),
-	})
-	defer r.Close()
-	if err := r.SetOffset(start); err != nil {
-		return err
-	}
+	f := newFetcher(s.cfg, TopicPartition{s.topic, p}, start, s.cfg.StateMaxBytes+1<<20)
+	defer f.close()
+	var msg kafkago.Message
 	for {
-		msg, err := r.FetchMessage(ctx)
-		if err != nil {
+		if err := f.next(ctx, time.Now().Add(time.Minute), &msg); err != nil {
 			if ctx.Err() != nil {
 				return nil
+			}
+			if errors.Is(err, errFetchDeadline) {
+				continue
 			}
 			s.cfg.Logf("state topic %s/%d: %v (retrying)", s.topic, p, err)
 			select {

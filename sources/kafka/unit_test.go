@@ -3,9 +3,14 @@ package kafka
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -46,21 +51,26 @@ func TestDecodeJSONAndMetadata(t *testing.T) {
 	require.Equal(t, want, r.Values)
 
 	for _, c := range []struct {
-		name, value, reason string
+		name, value, reason, field, detail string
 	}{
-		{"syntax", `{"prediction": "a`, ReasonInvalidJSON},
-		{"not an object", `["a"]`, ReasonInvalidJSON},
-		{"null", `null`, ReasonInvalidJSON},
-		{"empty", ``, ReasonInvalidJSON},
-		{"trailing", `{"a": 1} {"b": 2}`, ReasonInvalidJSON},
-		{"utf-8", "{\"prediction\": \"\xff\"}", ReasonInvalidUTF8},
-		{"too large", `{"prediction": "` + strings.Repeat("x", 300) + `"}`, ReasonTooLarge},
+		{"syntax", `{"prediction": "a`, ReasonInvalidJSON, "", "unexpected end of line in string literal at byte 18"},
+		{"bad value", `{"prediction": x}`, ReasonInvalidJSON, "", "invalid character 'x' looking for beginning of value at byte 16"},
+		{"not an object", `["a"]`, ReasonInvalidJSON, "", "expected a JSON object at byte 1"},
+		{"null", `null`, ReasonInvalidJSON, "", "expected a JSON object"},
+		{"empty", ``, ReasonInvalidJSON, "", "empty message"},
+		{"blank", " \n", ReasonInvalidJSON, "", "empty message"},
+		{"trailing", `{"a": 1} {"b": 2}`, ReasonInvalidJSON, "", "after the top-level object at byte 10"},
+		{"utf-8", "{\"prediction\": \"\xff\"}", ReasonInvalidUTF8, "prediction", "string value is not valid UTF-8"},
+		{"utf-8 in a list", "{\"references\": [\"a\", \"\xff\"]}", ReasonInvalidUTF8, "references", "string value is not valid UTF-8"},
+		{"too large", `{"prediction": "` + strings.Repeat("x", 300) + `"}`, ReasonTooLarge, "", "the message value has 318 bytes, more than max_record_bytes=200"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			recs := d.Decode(&kafkago.Message{Topic: "t", Partition: 0, Offset: 7, Key: []byte("k"), Value: []byte(c.value)})
 			require.Len(t, recs, 1)
 			require.NotNil(t, recs[0].Err)
 			require.Equal(t, c.reason, recs[0].Err.Reason)
+			require.Equal(t, c.field, recs[0].Err.Field)
+			require.Contains(t, recs[0].Err.Detail, c.detail)
 			require.Equal(t, []byte(c.value), recs[0].Raw)
 			// metadata is still there for slicing and dead letters
 			require.Equal(t, core.Value{Kind: core.String, Str: "k"}, recs[0].Values[3])
@@ -163,13 +173,156 @@ func FuzzDecodeArrow(f *testing.F) {
 	})
 }
 
+// stdDecodeJSON is how JSON messages were decoded before the projecting decoder: the object
+// into a map of raw values with encoding/json, then each requested field with UseNumber and
+// core.FromJSON, rejecting a string value with invalid UTF-8. It is the oracle of the tests:
+// the decoder must give the same values and the same reasons.
+func stdDecodeJSON(b []byte, fields []string) ([]core.Value, *core.RecordError) {
+	out := make([]core.Value, len(fields))
+	if len(bytes.TrimSpace(b)) == 0 {
+		return out, &core.RecordError{Reason: ReasonInvalidJSON, Detail: "empty message"}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return out, &core.RecordError{Reason: ReasonInvalidJSON, Detail: err.Error()}
+	}
+	if obj == nil {
+		return out, &core.RecordError{Reason: ReasonInvalidJSON, Detail: "expected a JSON object, got null"}
+	}
+	validUTF8 := utf8.Valid(b)
+	for i, f := range fields {
+		raw, ok := obj[f]
+		if !ok {
+			continue
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		var x any
+		if err := dec.Decode(&x); err != nil {
+			return make([]core.Value, len(fields)), &core.RecordError{Reason: ReasonInvalidJSON, Field: f, Detail: err.Error()}
+		}
+		v := core.FromJSON(x)
+		if !validUTF8 && !utf8.Valid(raw) {
+			switch v.Kind {
+			case core.String, core.StringList, core.StringLists:
+				return make([]core.Value, len(fields)), &core.RecordError{Reason: ReasonInvalidUTF8, Field: f, Detail: "string value is not valid UTF-8"}
+			}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// canon renders values so that two compare equal exactly when they are the same (floats by
+// their bits; nil and empty lists alike).
+func canon(vals []core.Value) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		switch v.Kind {
+		case core.String:
+			out[i] = "s:" + strconv.Quote(v.Str)
+		case core.StringList:
+			out[i] = fmt.Sprintf("sl:%q", v.Strs)
+		case core.StringLists:
+			out[i] = fmt.Sprintf("sls:%q", v.Lists)
+		case core.Int:
+			out[i] = fmt.Sprintf("i:%d", v.Int)
+		case core.Float:
+			out[i] = fmt.Sprintf("f:%x", math.Float64bits(v.Float))
+		case core.FloatList:
+			var b strings.Builder
+			b.WriteString("fl:")
+			for _, f := range v.Floats {
+				fmt.Fprintf(&b, "%x,", math.Float64bits(f))
+			}
+			out[i] = b.String()
+		case core.Bool:
+			out[i] = fmt.Sprintf("b:%d", v.Int)
+		default:
+			out[i] = v.Kind.String()
+		}
+	}
+	return out
+}
+
+// checkAgainstStd decodes b and checks the result against stdDecodeJSON: same values, same
+// reason and field. Metadata fields are not requested.
+func checkAgainstStd(t *testing.T, d *Decoder, fields []string, b []byte) {
+	t.Helper()
+	value := bytes.Clone(b)
+	recs := d.Decode(&kafkago.Message{Value: value})
+	require.Len(t, recs, 1)
+	r := recs[0]
+	require.Equal(t, b, r.Raw)
+	want, werr := stdDecodeJSON(b, fields)
+	if werr == nil {
+		require.Nil(t, r.Err, "%q", b)
+	} else {
+		require.NotNil(t, r.Err, "%q: want %v", b, werr)
+		require.Equal(t, werr.Reason, r.Err.Reason, "%q: %v", b, r.Err)
+		if werr.Reason == ReasonInvalidUTF8 {
+			require.Equal(t, werr.Field, r.Err.Field, "%q", b)
+		}
+		require.NotEmpty(t, r.Err.Detail)
+	}
+	require.Equal(t, canon(want), canon(r.Values), "%q", b)
+	// The record owns its memory: scribbling over the message value changes nothing.
+	for i := range value {
+		value[i] = 'X'
+	}
+	require.Equal(t, canon(want), canon(r.Values), "%q after the message buffer was reused", b)
+	require.Equal(t, b, r.Raw)
+}
+
+var jsonSeeds = []string{
+	`{"prediction": "a", "references": ["b"]}`,
+	`{"prediction": [1, 2.5e3], "references": [["b"]]}`,
+	`{"prediction": "q\"\u00e9\ud83d\ude00\n", "references": ["\u0041", "x"], "label": -0}`,
+	`{"label": 9223372036854775808, "n": 1e400, "prediction": -12.5e-3, "references": []}`,
+	`{"label": true, "prediction": null, "references": [true, 2, false]}`,
+	`{"prediction": {"a": [1, {"b": "\u0000"}]}, "references": [["a"], "b"], "label": [["x"], []]}`,
+	`{"prediction": "a", "prediction": 2, "references": ["x", null]}`,
+	"{\"prediction\": \"\xff\"}",
+	"{\"references\": [\"ok\", \"\xc3\"]}",
+	"{\"other\": \"\xff\", \"label\": 1}",
+	"{\"prediction\": [1, \"\xff\"]}",
+	"{\"predictio\xff\": \"x\"}",
+	` { "prediction" : "a" } ` + "\r\n",
+	`{"prediction": "a"} {"b": 2}`,
+	`{"prediction": "a`,
+	`["a"]`,
+	`null`,
+	`"x"`,
+	``,
+	" \t\n",
+	`{"prediction": 01}`,
+	`{"prediction": 1.}`,
+	`{"prediction": "\x"}`,
+	`{"prediction": "\ud800"}`,
+	"{\"prediction\": \"a\x01\"}",
+	`{"a": [[[[[[[[[[1]]]]]]]]]], "prediction": "ok"}`,
+	"\xef\xbb\xbf{}",
+}
+
+func TestDecodeJSONMatchesEncodingJSON(t *testing.T) {
+	fields := []string{"prediction", "references", "label", "n", "prediction"}
+	d := NewDecoder("json", fields, 1<<20)
+	for _, s := range jsonSeeds {
+		checkAgainstStd(t, d, fields, []byte(s))
+	}
+	// Nesting beyond encoding/json's limit is invalid in both.
+	deep := `{"prediction": ` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`
+	checkAgainstStd(t, d, fields, []byte(deep))
+}
+
 func FuzzDecodeJSON(f *testing.F) {
-	f.Add([]byte(`{"prediction": "a", "references": ["b"]}`))
-	f.Add([]byte(`{"prediction": [1, 2.5e3], "references": [["b"]]}`))
+	for _, s := range jsonSeeds {
+		f.Add([]byte(s))
+	}
+	fields := []string{"prediction", "references", "label"}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d := NewDecoder("json", []string{"prediction", "references"}, 1<<20)
-		recs := d.Decode(&kafkago.Message{Value: b})
-		require.Len(t, recs, 1)
+		d := NewDecoder("json", fields, 1<<20)
+		checkAgainstStd(t, d, fields, b)
 	})
 }
 
@@ -240,5 +393,31 @@ func TestConfigValidate(t *testing.T) {
 	require.Error(t, err)
 	for _, s := range []string{"brokers", "duplicate", "state topic", "format", "start", "mode"} {
 		require.Contains(t, err.Error(), s)
+	}
+}
+
+// A decoded JSON record promises valid UTF-8 (the metrics then skip their check) only when
+// the metadata strings filled into it are valid too.
+func TestDecodeJSONMarksUTF8Checked(t *testing.T) {
+	d := NewDecoder("json", []string{"prediction", "key", "header.model"}, 1<<20)
+	msg := func(value, key, model string) *kafkago.Message {
+		return &kafkago.Message{Topic: "t", Value: []byte(value), Key: []byte(key), Headers: []kafkago.Header{{Key: "model", Value: []byte(model)}}}
+	}
+	cases := []struct {
+		name    string
+		m       *kafkago.Message
+		checked bool
+	}{
+		{"valid", msg(`{"prediction": "grüße"}`, "k", "m"), true},
+		{"record fields win over metadata", msg(`{"prediction": "a", "key": "k", "header.model": "m"}`, "\xff", "\xff"), true},
+		{"invalid key", msg(`{"prediction": "a"}`, "\xff", "m"), false},
+		{"invalid header", msg(`{"prediction": "a"}`, "k", "\xc3"), false},
+		{"invalid utf-8 value", msg("{\"prediction\": \"\xff\"}", "k", "m"), false},
+		{"invalid json", msg(`{"prediction": `, "k", "m"), false},
+	}
+	for _, c := range cases {
+		recs := d.Decode(c.m)
+		require.Len(t, recs, 1, c.name)
+		require.Equal(t, c.checked, recs[0].UTF8Checked, c.name)
 	}
 }
