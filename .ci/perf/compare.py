@@ -159,6 +159,7 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--summaries", type=int, default=5000, help="records of the summarization corpus")
     ap.add_argument("--classification", type=int, default=10_000_000, help="records of the classification Arrow file")
+    add_kafka_args(ap)
     args = ap.parse_args()
     es, work, py = os.path.abspath(args.evalstream), os.path.abspath(args.work), sys.executable
     runs = 1 if args.quick else args.runs
@@ -338,5 +339,68 @@ def main():
             os.remove(f)
 
 
+# Kafka (issue 6, Kafka part): bounded consume+score of a topic by evalstream against the raw
+# kafka-go fetch rate of the same topic, measured by `evalstream bench --kafka`, which also
+# checks that the scores equal file-mode scoring of the same records. It runs after the rest
+# (also with --quick) when a broker is given (compare.sh starts one when
+# EVALSTREAM_KAFKA_BROKERS is unset).
+KAFKA_TARGET = 0.70
+
+
+def add_kafka_args(ap):
+    ap.add_argument("--kafka-brokers", default=os.environ.get("EVALSTREAM_KAFKA_BROKERS", ""),
+                    help="Kafka bootstrap brokers for the Kafka section (default $EVALSTREAM_KAFKA_BROKERS)")
+    ap.add_argument("--no-kafka", action="store_true", help="skip the Kafka section")
+    ap.add_argument("--kafka-text-records", type=int, default=100_000, help="records of the Kafka text run")
+    ap.add_argument("--kafka-classification-records", type=int, default=2_000_000, help="records of the Kafka classification run")
+
+
+def kafka_main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--evalstream", required=True)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--quick", action="store_true")
+    add_kafka_args(ap)
+    args, _ = ap.parse_known_args()
+    print()
+    if args.no_kafka:
+        print("kafka: skipped (--no-kafka)")
+        return
+    if not args.kafka_brokers:
+        print("kafka: skipped (no broker: set EVALSTREAM_KAFKA_BROKERS or run compare.sh, which starts one)")
+        return
+    es = os.path.abspath(args.evalstream)
+    # Each pass (raw Reader, raw ReadBatch, consume+score) runs --repeat times, alternating.
+    runs = 1 if args.quick else max(args.runs, 5)
+    scale = 10 if args.quick else 1
+    cases = [("text", args.kafka_text_records // scale), ("classification", args.kafka_classification_records // scale)]
+    print(f"kafka: bounded consume+score vs the raw kafka-go fetch rate of the same topic (broker {args.kafka_brokers}; "
+          f"best of {runs} runs of each pass, alternating; target >= {KAFKA_TARGET:.2f} of the faster raw read)")
+    rows = []
+    for mix, n in cases:
+        cmd = [es, "bench", "--kafka", args.kafka_brokers, "--mix", mix, "--records", str(n), "--repeat", str(runs), "--json"]
+        print("  $ " + " ".join(os.path.basename(c) if i == 0 else c for i, c in enumerate(cmd)))
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"  {mix}: FAILED ({p.returncode}): {(p.stderr or p.stdout).strip()[-2000:]}")
+            continue
+        rows.append((mix, json.loads(p.stdout)))
+    if not rows:
+        return
+    print(f"  {'mix':15} {'records':>9} {'raw ReadBatch':>14} {'raw Reader':>12} {'consume+score':>14} {'(median)':>10} "
+          f"{'ratio':>6} {'met':>4} {'/Reader':>8} {'/file score':>11}  scores agree")
+    for mix, r in rows:
+        met = "yes" if r["ratio"] >= KAFKA_TARGET else "NO"
+        vs_reader = r["consume_score"]["records_per_s"] / r["raw_reader"]["records_per_s"]
+        vs_file = r["consume_score"]["records_per_s"] / r["file_score"]["records_per_s"]
+        print(f"  {mix:15} {r['records']:>9} {r['raw_read_batch']['records_per_s']:>12.0f}/s {r['raw_reader']['records_per_s']:>10.0f}/s "
+              f"{r['consume_score']['records_per_s']:>12.0f}/s {r['consume_score']['median_records_per_s']:>10.0f} "
+              f"{r['ratio']:>6.2f} {met:>4} {vs_reader:>8.2f} {vs_file:>11.2f}  {'yes' if r['identical_to_file_mode'] else 'NO'}")
+    print("  (records/s of message values read; ratio = best consume+score / best of the faster raw read, "
+          f"a ReadBatch loop or a Reader per partition, with the consumer's fetch sizes; /Reader and /file score compare "
+          "consume+score with the raw kafka-go Reader and with file-mode scoring of the same records, the scoring ceiling)")
+
+
 if __name__ == "__main__":
     main()
+    kafka_main()

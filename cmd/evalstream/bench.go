@@ -220,7 +220,11 @@ type benchReport struct {
 }
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if kafkaBenchRequested(args) {
+		return cmdBenchKafka(ctx, args, stdout, stderr) // benchkafka.go
+	}
 	fs := newFlagSet("bench", stderr)
+	fs.String("kafka", "", "BROKERS: measure consume+score of the mix from a fresh Kafka topic against raw kafka-go fetching (bench --kafka BROKERS -h lists its flags)")
 	mix := fs.String("mix", "text", "synthetic workload: "+mixNames())
 	n := fs.Int("records", 200000, "records to generate for the synthetic corpus")
 	input := fs.String("input", "", "benchmark this file (or glob/directory) instead of a synthetic corpus")
