@@ -163,9 +163,9 @@ def main():
     args = ap.parse_args()
     es, work, py = os.path.abspath(args.evalstream), os.path.abspath(args.work), sys.executable
     runs = 1 if args.quick else args.runs
-    # evalstream's runs take a fraction of a second, where a burst of other activity on the
-    # machine weighs most: they get at least 5 tries.
-    es_runs = runs if args.quick else max(runs, 5)
+    # evalstream's runs take a tenth of a second, where a burst of other activity on the
+    # machine (or a slow scheduling tick) weighs most: they get at least 10 tries.
+    es_runs = runs if args.quick else max(runs, 10)
     os.makedirs(work, exist_ok=True)
     scripts = {}
     for name, text in [("ref_bleu.py", REF_BLEU), ("ref_rouge.py", REF_ROUGE), ("ref_classify.py", REF_CLASSIFY), ("gen_arrow.py", GEN_ARROW)]:
