@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
@@ -234,7 +235,7 @@ func (m *CHRF) record(w *chrfWork, ex *core.Example) int {
 	}
 
 	rv := ex.Values[1]
-	nr := refCount(rv)
+	nr := textinput.Count(rv)
 	w.best = zeros(w.best, 3*order)
 	bestF := -1.0
 	for j := 0; j < nr; j++ {

@@ -16,13 +16,10 @@ func checkText(ex *core.Example) error {
 	return textinput.References(ex.Values[1], "references", ex.UTF8Checked)
 }
 
-// refCount is the number of references of a references value (0 for an unusable one).
-func refCount(v core.Value) int { return textinput.Count(v) }
-
 // usable reports whether Add can score the example (Check accepted it, or it is at least of
 // a usable shape, so that Add never panics on an unchecked record).
 func usable(ex *core.Example) bool {
-	if len(ex.Values) < 2 || refCount(ex.Values[1]) == 0 {
+	if len(ex.Values) < 2 || textinput.Count(ex.Values[1]) == 0 {
 		return false
 	}
 	k := ex.Values[0].Kind

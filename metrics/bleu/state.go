@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
@@ -110,7 +111,7 @@ func zeros(x []int64, n int) []int64 {
 func (m *Metric) sentence(w *work, ex *core.Example) {
 	hyp := m.hypTokens(w, ex.Values[0])
 	rv := ex.Values[1]
-	nr := refCount(rv)
+	nr := textinput.Count(rv)
 	N := m.countN
 	w.m, w.t = zeros(w.m, N), zeros(w.t, N)
 	L := len(hyp)

@@ -79,8 +79,8 @@ func (m *RougeLDuReader) Check(ex *core.Example) error {
 	switch yn.Kind {
 	case core.Missing, core.Null:
 	case core.StringList:
-		if label.Present() && len(yn.Strs) < numRefs(ex.Values[1]) {
-			return core.Reject("wrong length", "yesno_refs", "%d labels for %d references", len(yn.Strs), numRefs(ex.Values[1]))
+		if label.Present() && len(yn.Strs) < textinput.Count(ex.Values[1]) {
+			return core.Reject("wrong length", "yesno_refs", "%d labels for %d references", len(yn.Strs), textinput.Count(ex.Values[1]))
 		}
 		if !textinput.AllValid(yn.Strs) {
 			return core.Reject("invalid utf-8", "yesno_refs", "a label is not valid UTF-8")
@@ -137,7 +137,7 @@ func (m *RougeLDuReader) example(ex *core.Example, sc *scratch) (prf, triple) {
 		sc.push(pred.Strs)
 	}
 	sc.kc = sc.in.n()
-	nr := numRefs(refs)
+	nr := textinput.Count(refs)
 	for j := 0; j < nr; j++ {
 		switch refs.Kind {
 		case core.String:

@@ -2,7 +2,6 @@ package rouge
 
 import (
 	"github.com/evalstream/evalstream/metrics/core"
-	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
@@ -85,9 +84,6 @@ func (t textOpts) tokens(toks []string) []string {
 	}
 	return out
 }
-
-// numRefs is the number of references in a value that passed textinput.References.
-func numRefs(v core.Value) int { return textinput.Count(v) }
 
 // predTokens tokenizes a prediction that passed checkPrediction.
 func (t textOpts) predTokens(sc *scratch, v core.Value) []string {

@@ -91,7 +91,7 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 	}
 	// Sentence ranges of each reference: [bounds[j], bounds[j+1]).
 	bounds := append(sc.bounds[:0], np)
-	for j, k := 0, numRefs(refs); j < k; j++ {
+	for j, k := 0, textinput.Count(refs); j < k; j++ {
 		switch refs.Kind {
 		case core.String:
 			m.pushSentences(sc, refs.Str)

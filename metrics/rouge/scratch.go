@@ -2,6 +2,7 @@ package rouge
 
 import (
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
@@ -71,7 +72,7 @@ func (sc *scratch) load(t textOpts, pred, refs core.Value) {
 	sc.reset()
 	sc.push(t.predTokens(sc, pred))
 	sc.kc = sc.in.n()
-	for i, n := 0, numRefs(refs); i < n; i++ {
+	for i, n := 0, textinput.Count(refs); i < n; i++ {
 		sc.push(t.refTokens(sc, refs, i))
 	}
 }

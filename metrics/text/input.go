@@ -31,10 +31,6 @@ func answer(v core.Value) string {
 	return v.Str
 }
 
-// numGolds is the number of gold answers of a checked references value: a plain string is
-// one gold.
-func numGolds(v core.Value) int { return textinput.Count(v) }
-
 // gold returns gold answer i (a token list is joined by single spaces).
 func gold(v core.Value, i int) string {
 	switch v.Kind {

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
@@ -174,7 +175,7 @@ func (m *SQuAD) score(ex *core.Example, sc *squadScratch) float64 {
 	pred := answer(ex.Values[0])
 	if m.typ == "exact_match" && !m.squad {
 		// normalize: none compares the raw strings.
-		for i, n := 0, numGolds(refs); i < n; i++ {
+		for i, n := 0, textinput.Count(refs); i < n; i++ {
 			if gold(refs, i) == pred {
 				return 1
 			}
@@ -184,7 +185,7 @@ func (m *SQuAD) score(ex *core.Example, sc *squadScratch) float64 {
 	sc.pn.squad, sc.gn.squad = m.squad, m.squad
 	predTokens := sc.pn.tokens(pred)
 	best := 0.0
-	for i, n := 0, numGolds(refs); i < n; i++ {
+	for i, n := 0, textinput.Count(refs); i < n; i++ {
 		g := sc.gn.tokens(gold(refs, i))
 		var s float64
 		if m.typ == "exact_match" {
