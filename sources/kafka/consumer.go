@@ -406,11 +406,13 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPa
 			continue
 		}
 		crashPoint("fetch")
-		recs := dec.Decode(&msg)
-		if err := ps.proc.Process(recs, &msg); err != nil {
-			return &fatalError{err}
+		if !isTxnMarker(&msg) {
+			recs := dec.Decode(&msg)
+			if err := ps.proc.Process(recs, &msg); err != nil {
+				return &fatalError{err}
+			}
+			dec.Reset()
 		}
-		dec.Reset()
 		crashPoint("process")
 		ps.next, ps.dirty = msg.Offset+1, true
 		ps.idle = msg.HighWaterMark > 0 && ps.next >= msg.HighWaterMark
@@ -428,6 +430,18 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPa
 			due = time.Now().Add(c.cfg.CheckpointInterval)
 		}
 	}
+}
+
+// isTxnMarker reports whether m is a transaction marker: the control record that commits or
+// aborts a transaction, which exactly-once producers leave in the partition. kafka-go's batch
+// reader returns control records as messages without flagging them, so a marker is known by
+// its layout: a 4-byte key (version 0, int16; type 0 abort or 1 commit, int16) and a 6-byte
+// value (version 0, int16; coordinator epoch, int32). No JSON message starts with a zero
+// byte, and no Arrow stream is 6 bytes long, so no record of either format is taken for one.
+func isTxnMarker(m *kafkago.Message) bool {
+	k, v := m.Key, m.Value
+	return len(k) == 4 && k[0] == 0 && k[1] == 0 && k[2] == 0 && k[3] <= 1 &&
+		len(v) == 6 && v[0] == 0 && v[1] == 0
 }
 
 // startOffset resolves where a partition without a snapshot begins.

@@ -421,3 +421,21 @@ func TestDecodeJSONMarksUTF8Checked(t *testing.T) {
 		require.Equal(t, c.checked, recs[0].UTF8Checked, c.name)
 	}
 }
+
+func TestIsTxnMarker(t *testing.T) {
+	marker := func(typ byte) *kafkago.Message {
+		return &kafkago.Message{Key: []byte{0, 0, 0, typ}, Value: []byte{0, 0, 0, 0, 0, 3}}
+	}
+	require.True(t, isTxnMarker(marker(1)), "commit")
+	require.True(t, isTxnMarker(marker(0)), "abort")
+	for name, m := range map[string]*kafkago.Message{
+		"other control type": marker(2),
+		"json value":         {Key: []byte{0, 0, 0, 1}, Value: []byte(`{"a":1}`)},
+		"six json bytes":     {Key: []byte{0, 0, 0, 1}, Value: []byte(`{"a":}`)},
+		"text key":           {Key: []byte("0001"), Value: []byte{0, 0, 0, 0, 0, 0}},
+		"no key":             {Value: []byte{0, 0, 0, 0, 0, 0}},
+		"long value":         {Key: []byte{0, 0, 0, 1}, Value: []byte{0, 0, 0, 0, 0, 0, 0}},
+	} {
+		require.False(t, isTxnMarker(m), name)
+	}
+}
