@@ -396,7 +396,9 @@ func TestKillNineRestart(t *testing.T) {
 	topic, group, state := uniqueName("kill"), uniqueName("g"), uniqueName("state")
 	const parts = 4
 	createTopic(t, addrs, topic, parts)
-	recs := wmtRecords(t, 24000)
+	// Enough records that the job outlasts its kill points: each killed run makes progress,
+	// and a job that finishes early leaves the rest of the plan untested.
+	recs := wmtRecords(t, 48000)
 	msgs, _ := spread(t, recs, parts, dir)
 	produce(t, addrs, topic, msgs)
 	perPart := map[int]int64{}
@@ -435,7 +437,7 @@ func TestKillNineRestart(t *testing.T) {
 		}
 		cmd := start(t, e, &se, "run", "-c", cfg)
 		if k.point == "time" {
-			d := time.Duration(500+r.Intn(4000)) * time.Millisecond
+			d := time.Duration(500+r.Intn(2500)) * time.Millisecond
 			go func() {
 				time.Sleep(d)
 				_ = cmd.Process.Signal(syscall.SIGKILL)
