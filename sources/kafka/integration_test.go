@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand"
@@ -82,9 +83,22 @@ func uniqueName(prefix string) string {
 func createTopic(t *testing.T, addrs []string, topic string, partitions int) {
 	t.Helper()
 	c := &kafkago.Client{Addr: kafkago.TCP(addrs...), Timeout: 20 * time.Second}
-	resp, err := c.CreateTopics(context.Background(), &kafkago.CreateTopicsRequest{Topics: []kafkago.TopicConfig{{Topic: topic, NumPartitions: partitions, ReplicationFactor: 1}}})
+	// Retried: after the broker-restart test, the shared transport may hold connections the
+	// restart closed (unexpected EOF), or the broker may not serve requests yet.
+	var err error
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		var resp *kafkago.CreateTopicsResponse
+		resp, err = c.CreateTopics(context.Background(), &kafkago.CreateTopicsRequest{Topics: []kafkago.TopicConfig{{Topic: topic, NumPartitions: partitions, ReplicationFactor: 1}}})
+		if err == nil {
+			if err = resp.Errors[topic]; errors.Is(err, kafkago.TopicAlreadyExists) {
+				err = nil // an earlier attempt created it
+			}
+		}
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+	}
 	require.NoError(t, err)
-	require.NoError(t, resp.Errors[topic])
 	// wait until the metadata shows every partition with a leader
 	require.Eventually(t, func() bool {
 		m, err := c.Metadata(context.Background(), &kafkago.MetadataRequest{Topics: []string{topic}})
