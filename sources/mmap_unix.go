@@ -4,23 +4,24 @@ package sources
 
 import (
 	"os"
-	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 func mmapFile(f *os.File, size int64) []byte {
 	if size <= 0 || int64(int(size)) != size {
 		return nil
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	data, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
 	if err != nil {
 		return nil
 	}
-	_ = syscall.Madvise(data, syscall.MADV_SEQUENTIAL)
+	_ = unix.Madvise(data, unix.MADV_SEQUENTIAL)
 	return data
 }
 
-func munmapFile(data []byte) { _ = syscall.Munmap(data) }
+func munmapFile(data []byte) { _ = unix.Munmap(data) }
 
 // dropPages releases the pages b (a slice of data) lies on, including the ones it shares
 // with its neighbours (message metadata, the next body): on a shared file mapping that is
@@ -36,6 +37,6 @@ func dropPages(data, b []byte) {
 	end := start + uintptr(len(b))
 	lo, hi := start/page*page, min((end+page-1)/page*page, uintptr(len(data)))
 	if hi > lo {
-		_ = syscall.Madvise(data[lo:hi], syscall.MADV_DONTNEED)
+		_ = unix.Madvise(data[lo:hi], unix.MADV_DONTNEED)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
@@ -382,15 +381,6 @@ func (l *timedLog) Write(p []byte) (int, error) {
 }
 
 func (l *timedLog) String() string { return l.buf.String() }
-
-// cpuSeconds returns the user and system CPU time the process has used.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
 
 // startCPUProfile starts a CPU profile written to path; stop ends it.
 func startCPUProfile(path string) (stop func(), err error) {

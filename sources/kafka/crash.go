@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 )
 
 // Crash points let the integration tests kill the process (SIGKILL, like kill -9) at a
@@ -39,7 +38,9 @@ func crashPoint(name string) {
 		return
 	}
 	if crashCount.Add(1) == crashAt.n {
-		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
-		select {} // wait for the signal
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			_ = p.Kill() // SIGKILL on Unix, TerminateProcess on Windows
+		}
+		select {} // wait for the kill
 	}
 }
