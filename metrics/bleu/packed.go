@@ -189,13 +189,24 @@ func (c *packedCounter) startHyp(toks []string, maxN int) bool {
 	clear(c.uni)
 	c.grams.reset(len(ids) * (maxN - 1))
 	c.stamp = 0
+	// The orders are unrolled: a loop over ids[i+1:i+maxN] with a variable shift cost more
+	// than the table updates.
 	for i, id := range ids {
 		c.uni[id].hyp++
-		key := id
-		for n, id := range ids[i+1 : min(i+maxN, len(ids))] {
-			key |= id << (16 * (n + 1))
-			c.grams.add(key)
+		if maxN < 2 || i+1 >= len(ids) {
+			continue
 		}
+		key := id | ids[i+1]<<16
+		c.grams.add(key)
+		if maxN < 3 || i+2 >= len(ids) {
+			continue
+		}
+		key |= ids[i+2] << 32
+		c.grams.add(key)
+		if maxN < 4 || i+3 >= len(ids) {
+			continue
+		}
+		c.grams.add(key | ids[i+3]<<48)
 	}
 	return true
 }
@@ -210,6 +221,8 @@ func (c *packedCounter) addRefMax(toks []string, maxN int, m []int64) {
 	c.ids = ids
 	c.stamp++
 	m = m[:maxN]
+	// Unrolled like startHyp. An absent token (id 0) ends the n-grams: a key with a zero
+	// last token would be that of the shorter n-gram.
 	for i, id := range ids {
 		if id == 0 {
 			continue
@@ -217,19 +230,35 @@ func (c *packedCounter) addRefMax(toks []string, maxN int, m []int64) {
 		if c.refMax(&c.uni[id]) {
 			m[0]++
 		}
-		key := id
-		for n, id := range ids[i+1 : min(i+maxN, len(ids))] {
-			if id == 0 {
-				break
-			}
-			key |= id << (16 * (n + 1))
-			g := c.grams.find(key)
-			if g == nil {
-				break
-			}
-			if c.refMax(g) {
-				m[n+1]++
-			}
+		if len(m) < 2 || i+1 >= len(ids) {
+			continue
+		}
+		if ids[i+1] == 0 {
+			continue
+		}
+		key := id | ids[i+1]<<16
+		g := c.grams.find(key)
+		if g == nil {
+			continue
+		}
+		if c.refMax(g) {
+			m[1]++
+		}
+		if len(m) < 3 || i+2 >= len(ids) || ids[i+2] == 0 {
+			continue
+		}
+		key |= ids[i+2] << 32
+		if g = c.grams.find(key); g == nil {
+			continue
+		}
+		if c.refMax(g) {
+			m[2]++
+		}
+		if len(m) < 4 || i+3 >= len(ids) || ids[i+3] == 0 {
+			continue
+		}
+		if g = c.grams.find(key | ids[i+3]<<48); g != nil && c.refMax(g) {
+			m[3]++
 		}
 	}
 }
