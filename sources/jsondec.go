@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -279,9 +280,11 @@ func (d *jsonDecoder) scanString(validate bool) (end int, esc, bad, ok bool) {
 			w := binary.LittleEndian.Uint64(buf[i:])
 			q, bs := w^(0x22*lo), w^(0x5c*lo)
 			// Bytes equal to '"' or '\\', below 0x20 (in the low seven bits) or with the high
-			// bit set. The subtraction tricks may flag more bytes, never fewer.
+			// bit set. The subtraction tricks may flag more bytes, never fewer, and only
+			// above a byte that is flagged rightly: the lowest flag is always a stop byte.
 			m := ((q-lo)&^q | (bs-lo)&^bs | (w-0x20*lo)&^w | w) & hi
 			if m != 0 {
+				i += bits.TrailingZeros64(m) / 8
 				break
 			}
 			i += 8
