@@ -308,6 +308,15 @@ func cmdBenchKafka(ctx context.Context, args []string, stdout, stderr io.Writer)
 		if err != nil {
 			return err
 		}
+		// The state topic is created before the timer, as the data topic is: a deployment
+		// creates it once, not on every run.
+		kc, _, err := j.kafkaSettings(io.Discard)
+		if err != nil {
+			return err
+		}
+		if err := kafka.EnsureStateTopic(ctx, kc); err != nil {
+			return runtimeErr(fmt.Errorf("create the state topic: %w", err))
+		}
 		statePath := filepath.Join(dir, "kafka.state")
 		logs := &timedLog{}
 		if *verbose {

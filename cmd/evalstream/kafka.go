@@ -175,7 +175,8 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 	pol := j.policy()
 	var bad atomic.Int64
 	newProc := func(tp kafka.TopicPartition, state []byte) (kafka.Processor, error) {
-		p := &partProc{folder: pipeline.NewFolder(j.plan), tr: stages.NewTracker(j.plan, spec), pol: pol, bad: &bad, wantDead: dead != nil}
+		p := &partProc{folder: pipeline.NewFolder(j.plan), tr: stages.NewTracker(j.plan, spec), pol: pol, bad: &bad, wantDead: dead != nil,
+			columnar: spec == nil && j.plan.Columnar()}
 		if state != nil {
 			if err := p.tr.Restore(state); err != nil {
 				return nil, err
@@ -260,6 +261,16 @@ type partProc struct {
 	counted  int64         // this partition's share of bad
 	wantDead bool
 	dead     []pipeline.DeadLetter
+	columnar bool // no windows, and every metric folds integer columns
+}
+
+// Columnar reports whether ProcessColumns may succeed (kafka.ColumnProcessor).
+func (p *partProc) Columnar() bool { return p.columnar }
+
+// ProcessColumns folds a run of integer records into the total when every metric accepts
+// all of them; else it reports false and the consumer calls Process for each.
+func (p *partProc) ProcessColumns(c *pipeline.Columns) bool {
+	return p.columnar && p.folder.FoldColumns(p.tr.Total, c)
 }
 
 func (p *partProc) Process(recs []pipeline.Record, m *kafkago.Message) error {

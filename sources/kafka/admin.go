@@ -122,6 +122,19 @@ func EnsureTopic(ctx context.Context, cfg Config, topic string, compact bool) er
 
 // ensureCompactedTopic creates the state topic (compacted, one partition) unless it
 // exists.
+// EnsureStateTopic creates cfg's state topic (compacted, for snapshots of up to
+// cfg.StateMaxBytes) unless it exists. Run does this itself; a deployment or a benchmark
+// may do it beforehand.
+func EnsureStateTopic(ctx context.Context, cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if cfg.StateTopic == "" {
+		return errors.New("kafka: no state topic configured")
+	}
+	return newAdmin(&cfg).ensureCompactedTopic(ctx, cfg.StateTopic, cfg.StateMaxBytes)
+}
+
 func (a *admin) ensureCompactedTopic(ctx context.Context, topic string, maxMessageBytes int) error {
 	return a.ensureTopic(ctx, topic, []kafkago.ConfigEntry{
 		{ConfigName: "cleanup.policy", ConfigValue: "compact"},

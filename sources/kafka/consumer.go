@@ -34,6 +34,24 @@ type Processor interface {
 	Close()
 }
 
+// ColumnProcessor is a Processor that can also fold records held column-wise, integer
+// fields only (as pipeline.Folder.FoldColumns does), which saves building a
+// pipeline.Record per message when no metric needs one.
+type ColumnProcessor interface {
+	Processor
+	// Columnar reports whether ProcessColumns may ever succeed: every metric folds integer
+	// columns and nothing depends on the message but its records (no windows). When it
+	// does and the decoder needs no metadata field (key, timestamp, header.X), the
+	// consumer may hand Process messages that lack Key, Headers and Time.
+	Columnar() bool
+	// ProcessColumns folds the records of consecutive messages of the partition, in
+	// offset order: c.Ints[f][i] is field f (in the order of Config.Fields) of the i-th
+	// one, a JSON object whose every field is an integer. It reports false, changing
+	// nothing, when it cannot (some record is rejected); the consumer then hands the same
+	// messages to Process one by one. c is valid only during the call.
+	ProcessColumns(c *pipeline.Columns) bool
+}
+
 // Checkpoint is the durable form of a partition's state.
 type Checkpoint struct {
 	State   []byte
@@ -367,8 +385,11 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPa
 		ps.done = true
 		return c.checkpointRetry(ctx, ps)
 	}
-	if ps.dirty {
+	if ps.dirty && !bounded {
 		// Make the starting point durable first: a restart must not pick a new "latest".
+		// (A bounded run starting at "latest" is already done; from "earliest" or
+		// "committed" a restart before the first snapshot resolves the same start, so a
+		// bounded run does without this write.)
 		if err := c.checkpointRetry(ctx, ps); err != nil || ctx.Err() != nil {
 			return err
 		}
@@ -378,9 +399,17 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPa
 	defer f.close()
 	dec := NewDecoder(c.cfg.Format, c.cfg.Fields, c.cfg.MaxRecordBytes)
 	due := time.Now().Add(c.cfg.CheckpointInterval)
-	var msg kafkago.Message // reused: Process must not keep &msg
+	// Messages are read in runs. A processor that folds integer columns gets lean runs
+	// (values only) of many messages; others get one full message at a time.
+	var r run
+	max, lean := 1, false
+	var cb *colBuilder
+	if cp, ok := ps.proc.(ColumnProcessor); ok && cp.Columnar() && dec.columnar() {
+		max, lean = runMessages, true
+		cb = newColBuilder(cp, len(c.cfg.Fields))
+	}
 	for {
-		if err := f.next(ctx, due, &msg); err != nil {
+		if err := f.read(ctx, due, &r, max, lean); err != nil {
 			if ctx.Err() != nil {
 				return c.finalCheckpoint(ps)
 			}
@@ -402,20 +431,9 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPa
 			sleep(ctx, 500*time.Millisecond)
 			continue
 		}
-		if msg.Offset < ps.next {
-			continue
+		if err := c.fold(ps, r.msgs, dec, cb, target); err != nil {
+			return err
 		}
-		crashPoint("fetch")
-		if !isTxnMarker(&msg) {
-			recs := dec.Decode(&msg)
-			if err := ps.proc.Process(recs, &msg); err != nil {
-				return &fatalError{err}
-			}
-			dec.Reset()
-		}
-		crashPoint("process")
-		ps.next, ps.dirty = msg.Offset+1, true
-		ps.idle = msg.HighWaterMark > 0 && ps.next >= msg.HighWaterMark
 		if bounded && ps.next >= target {
 			ps.done = true
 			return c.checkpointRetry(ctx, ps)
@@ -430,6 +448,55 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPa
 			due = time.Now().Add(c.cfg.CheckpointInterval)
 		}
 	}
+}
+
+// runMessages is the most messages of a lean run.
+const runMessages = 4096
+
+// fold folds msgs, in order, skipping those before ps.next and stopping once ps.next
+// reaches target in bounded mode. With cb, the messages whose value is a JSON object of
+// integer fields are collected column-wise and folded together by the ColumnProcessor
+// (ProcessColumns), and the others go through Process one by one, in order: the decoder
+// and the processor see exactly what they would see message by message. An error is fatal.
+func (c *Consumer) fold(ps *partState, msgs []kafkago.Message, dec *Decoder, cb *colBuilder, target int64) error {
+	bounded := c.cfg.bounded()
+	var last *kafkago.Message
+	for i := range msgs {
+		m := &msgs[i]
+		if m.Offset < ps.next {
+			continue
+		}
+		crashPoint("fetch")
+		switch {
+		case isTxnMarker(m):
+		case cb.try() && dec.appendInts(m.Value, cb):
+			cb.hit(m)
+		default:
+			cb.miss()
+			if err := cb.flush(ps.proc, dec); err != nil {
+				return err
+			}
+			recs := dec.Decode(m)
+			if err := ps.proc.Process(recs, m); err != nil {
+				return &fatalError{err}
+			}
+			dec.Reset()
+		}
+		crashPoint("process")
+		ps.next, last = m.Offset+1, m
+		if bounded && ps.next >= target {
+			break
+		}
+	}
+	if err := cb.flush(ps.proc, dec); err != nil {
+		return err
+	}
+	dec.Reset()
+	if last != nil {
+		ps.dirty = true
+		ps.idle = last.HighWaterMark > 0 && ps.next >= last.HighWaterMark
+	}
+	return nil
 }
 
 // isTxnMarker reports whether m is a transaction marker: the control record that commits or

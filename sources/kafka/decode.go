@@ -475,3 +475,121 @@ func listBounds(arr arrow.Array, i int) (arrow.Array, int, int, bool) {
 	}
 	return child, int(s), int(e), true
 }
+
+// columnar reports whether appendInts may accept messages: JSON values and no metadata
+// field (a lean run's messages lack the key, headers and timestamp).
+func (d *Decoder) columnar() bool { return d.json != nil && !d.hasMeta }
+
+// appendInts decodes a JSON message value whose every field is an integer, appending the
+// integers to cb's columns. It reports false, appending nothing, for any other value (not
+// JSON, not an object, a field missing, null or not an integer, too large): Decode then
+// makes its records. The decoder's memory is reused after Reset, as for Decode.
+func (d *Decoder) appendInts(v []byte, cb *colBuilder) bool {
+	if !d.columnar() || len(v) > d.maxBytes {
+		return false
+	}
+	if d.json.DecodeInts(v, cb.row) {
+		for i, n := range cb.row {
+			cb.ints[i] = append(cb.ints[i], n)
+		}
+		return true
+	}
+	vals := cb.vals
+	clear(vals)
+	if blank, rerr := d.json.Decode(v, vals); blank || rerr != nil {
+		return false
+	}
+	for i := range vals {
+		if vals[i].Kind != core.Int {
+			return false
+		}
+	}
+	for i := range vals {
+		cb.ints[i] = append(cb.ints[i], vals[i].Int)
+	}
+	return true
+}
+
+// colBuilder collects consecutive messages column-wise for a ColumnProcessor.
+type colBuilder struct {
+	proc ColumnProcessor
+	ints [][]int64 // per field
+	vals []core.Value
+	row  []int64            // DecodeInts' output
+	msgs []*kafkago.Message // the messages collected, for Process if ProcessColumns fails
+	cols pipeline.Columns
+
+	// A partition whose messages are not integer objects (string labels, say) would be
+	// decoded twice: after missRun such messages in a row, the next skipRun ones go
+	// straight to Decode.
+	misses, skip int
+}
+
+const (
+	missRun = 256
+	skipRun = 1 << 16
+)
+
+// try reports whether the next message should be tried as integer columns (never for a
+// nil cb).
+func (cb *colBuilder) try() bool {
+	if cb == nil {
+		return false
+	}
+	if cb.skip > 0 {
+		cb.skip--
+		return false
+	}
+	return true
+}
+
+// hit records that m was collected.
+func (cb *colBuilder) hit(m *kafkago.Message) {
+	cb.msgs = append(cb.msgs, m)
+	cb.misses = 0
+}
+
+// miss records that a message went to Decode.
+func (cb *colBuilder) miss() {
+	if cb == nil || cb.skip > 0 {
+		return
+	}
+	if cb.misses++; cb.misses >= missRun {
+		cb.misses, cb.skip = 0, skipRun
+	}
+}
+
+func newColBuilder(p ColumnProcessor, fields int) *colBuilder {
+	return &colBuilder{proc: p, ints: make([][]int64, fields), vals: make([]core.Value, fields), row: make([]int64, fields)}
+}
+
+// flush folds the messages collected (a nil cb holds none): by columns when the processor
+// can, else by Process, message by message. It clears cb; an error is fatal.
+func (cb *colBuilder) flush(p Processor, dec *Decoder) error {
+	if cb == nil || len(cb.msgs) == 0 {
+		return nil
+	}
+	defer cb.reset()
+	cb.cols = pipeline.Columns{N: len(cb.msgs), Ints: cb.ints}
+	ok := cb.proc.ProcessColumns(&cb.cols)
+	cb.cols = pipeline.Columns{}
+	if ok {
+		return nil
+	}
+	for _, m := range cb.msgs {
+		recs := dec.Decode(m)
+		if err := p.Process(recs, m); err != nil {
+			return &fatalError{err}
+		}
+		dec.Reset()
+	}
+	return nil
+}
+
+func (cb *colBuilder) reset() {
+	for i := range cb.ints {
+		cb.ints[i] = cb.ints[i][:0]
+	}
+	clear(cb.msgs)
+	cb.msgs = cb.msgs[:0]
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"time"
 
 	kafkago "github.com/segmentio/kafka-go"
@@ -39,6 +41,8 @@ type fetcher struct {
 	stopAfter func() bool // the context.AfterFunc that interrupts conn's reads
 	batch     *kafkago.Batch
 	offset    int64     // the next offset wanted
+	fullBatch bool      // read the next message of batch in full, even for a lean read
+	fullNext  bool      // set fullBatch for the next batch
 	refreshed time.Time // when the read deadline was last pushed back
 
 	// now is the time, read every clockEvery messages (time.Now costs a good share of
@@ -82,53 +86,184 @@ func (f *fetcher) next(ctx context.Context, deadline time.Time, m *kafkago.Messa
 			return err
 		}
 		if f.batch != nil {
-			var err error
-			if *m, err = f.batch.ReadMessage(); err == nil {
-				if f.sinceClock++; f.sinceClock >= f.clockEvery {
-					f.tick()
-				}
-				if m.Offset < f.offset {
-					continue // a compressed batch may start before the offset asked for
-				}
-				f.offset = m.Offset + 1
-				return nil
-			}
-			// Close returns the batch's error, except io.EOF: the end of the batch.
-			if err = f.batch.Close(); err == nil {
-				f.batch = nil
-				continue // fetch more
-			}
-			f.batch = nil
-			if ctx.Err() != nil {
-				continue
-			}
-			if err = f.fetchError(err); err != nil {
+			ok, err := f.take(ctx, m, nil)
+			if ok || err != nil {
 				return err
 			}
 			continue
 		}
-		f.now, f.sinceClock = time.Now(), 0
-		wait := deadline.Sub(f.now)
-		if wait <= 0 {
-			return errFetchDeadline
-		}
-		if f.conn == nil {
-			if err := f.dial(ctx); err != nil {
-				if ctx.Err() != nil {
-					continue
-				}
-				return err
-			}
-		}
-		wait = min(max(wait, 10*time.Millisecond), FetchMaxWait)
-		f.refreshed = f.now
-		f.conn.SetReadDeadline(f.now.Add(wait + fetchReadTimeout))
-		if _, err := f.conn.Seek(f.offset, kafkago.SeekAbsolute|kafkago.SeekDontCheck); err != nil {
-			f.drop()
+		if err := f.fetch(ctx, deadline); err != nil {
 			return err
 		}
-		f.batch = f.conn.ReadBatchWith(kafkago.ReadBatchConfig{MinBytes: 1, MaxBytes: f.maxBytes, MaxWait: wait})
 	}
+}
+
+// run is a stretch of consecutive messages of one partition, read by fetcher.read.
+type run struct {
+	msgs []kafkago.Message
+	// buf holds the values of a lean run; a full chunk is replaced, never reallocated, so
+	// that the values read before stay put.
+	buf []byte
+}
+
+// runBytes is the size of a lean run's value buffer (a variable for the tests), and
+// leanMinSpare the room a lean read needs in it: a value larger than the room left is read
+// again, in full.
+var runBytes = 1 << 20
+
+const leanMinSpare = 64 << 10
+
+// read reads into r (replacing what it held) the next messages at or after the wanted
+// offset: at least one, waiting for it as next does, then up to max those that the
+// current fetch already holds. It returns next's errors, with r empty.
+//
+// A lean read takes only each message's value, offset and high watermark: its messages
+// have no Key, Headers or Time, and their Values alias r's buffer (valid until the next
+// read into r). Kafka-go skips a message's key without telling its length, so a value that
+// may belong to a transaction marker (six bytes starting with two zero bytes, see
+// isTxnMarker), an empty or null value, and a value larger than the room left in the
+// buffer end the run before them: the first message of the next fetch, which starts at
+// such a message, is read in full (then lean reads resume), so that every message the
+// caller sees as lean is what next would have returned but for the missing fields.
+func (f *fetcher) read(ctx context.Context, deadline time.Time, r *run, max int, lean bool) error {
+	r.msgs = r.msgs[:0]
+	if lean {
+		if cap(r.buf) < runBytes {
+			r.buf = make([]byte, 0, runBytes)
+		}
+		r.buf = r.buf[:0]
+	}
+	for len(r.msgs) < max {
+		if err := ctx.Err(); err != nil {
+			f.drop()
+			r.msgs = r.msgs[:0]
+			return err
+		}
+		if f.batch == nil {
+			if len(r.msgs) > 0 {
+				return nil
+			}
+			if err := f.fetch(ctx, deadline); err != nil {
+				return err
+			}
+			continue
+		}
+		var buf *[]byte
+		if lean && !f.fullBatch {
+			if cap(r.buf)-len(r.buf) < leanMinSpare {
+				return nil // len(r.msgs) > 0: the buffer is used
+			}
+			buf = &r.buf
+		}
+		r.msgs = slices.Grow(r.msgs, 1)[:len(r.msgs)+1]
+		ok, err := f.take(ctx, &r.msgs[len(r.msgs)-1], buf)
+		if !ok {
+			r.msgs = r.msgs[:len(r.msgs)-1]
+		}
+		if err != nil {
+			r.msgs = r.msgs[:0]
+			return err
+		}
+	}
+	return nil
+}
+
+// errReadFull ends a lean read before a message that must be read in full.
+var errReadFull = errors.New("read the message in full")
+
+// take reads the next message at or after the wanted offset from the current batch into
+// m, in full, or lean into *buf when buf is not nil. It reports false when the batch is
+// used up or failed (f.batch is then nil: the caller fetches again), and returns an error
+// only after dropping the connection.
+func (f *fetcher) take(ctx context.Context, m *kafkago.Message, buf *[]byte) (bool, error) {
+	for {
+		var err error
+		if buf != nil {
+			err = f.takeLean(m, buf)
+		} else {
+			*m, err = f.batch.ReadMessage()
+		}
+		if err == nil {
+			if f.sinceClock++; f.sinceClock >= f.clockEvery {
+				f.tick()
+			}
+			if m.Offset < f.offset {
+				continue // a compressed batch may start before the offset asked for
+			}
+			f.offset = m.Offset + 1
+			if buf == nil {
+				f.fullBatch = false // the message a lean read left was read in full
+			}
+			return true, nil
+		}
+		if errors.Is(err, errReadFull) || errors.Is(err, io.ErrShortBuffer) {
+			// Fetch again from this message, and read that batch in full. Close discards
+			// the rest of the batch and keeps the connection.
+			f.batch.Close()
+			f.batch = nil
+			f.fullNext = true
+			return false, nil
+		}
+		// Close returns the batch's error, except io.EOF: the end of the batch.
+		err = f.batch.Close()
+		f.batch = nil
+		if err == nil || ctx.Err() != nil {
+			return false, nil
+		}
+		return false, f.fetchError(err)
+	}
+}
+
+// takeLean reads the next message's value into the spare room of *buf (at least
+// leanMinSpare bytes). It returns errReadFull, leaving the batch to be closed, when the
+// message must be read in full.
+func (f *fetcher) takeLean(m *kafkago.Message, buf *[]byte) error {
+	b := *buf
+	spare := b[len(b):cap(b)]
+	n, err := f.batch.Read(spare)
+	if err != nil {
+		return err
+	}
+	off := f.batch.Offset() - 1
+	v := spare[:n:n]
+	if off >= f.offset {
+		if n == 0 || n == 6 && v[0] == 0 && v[1] == 0 {
+			return errReadFull
+		}
+		*buf = b[:len(b)+n] // keep the value (a message before f.offset is skipped)
+	}
+	*m = kafkago.Message{Topic: f.tp.Topic, Partition: f.tp.Partition, Offset: off, HighWaterMark: f.batch.HighWaterMark(), Value: v}
+	return nil
+}
+
+// fetch sends the next fetch request (dialing first when there is no connection): its
+// messages are then read from f.batch. It returns errFetchDeadline when deadline has
+// passed, and other errors as next does.
+func (f *fetcher) fetch(ctx context.Context, deadline time.Time) error {
+	f.now, f.sinceClock = time.Now(), 0
+	wait := deadline.Sub(f.now)
+	if wait <= 0 {
+		return errFetchDeadline
+	}
+	if f.conn == nil {
+		if err := f.dial(ctx); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				f.drop()
+				return cerr
+			}
+			return err
+		}
+	}
+	wait = min(max(wait, 10*time.Millisecond), FetchMaxWait)
+	f.refreshed = f.now
+	f.conn.SetReadDeadline(f.now.Add(wait + fetchReadTimeout))
+	if _, err := f.conn.Seek(f.offset, kafkago.SeekAbsolute|kafkago.SeekDontCheck); err != nil {
+		f.drop()
+		return err
+	}
+	f.batch = f.conn.ReadBatchWith(kafkago.ReadBatchConfig{MinBytes: 1, MaxBytes: f.maxBytes, MaxWait: wait})
+	f.fullBatch, f.fullNext = f.fullNext, false
+	return nil
 }
 
 // fetchError handles a failed fetch: nil means fetch again now; an error is returned to

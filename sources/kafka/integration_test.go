@@ -244,9 +244,10 @@ type runResult struct {
 // run runs the binary with a timeout; env adds variables.
 func run(t *testing.T, timeout time.Duration, env []string, args ...string) runResult {
 	t.Helper()
+	bin := evalstreamBin(t) // built before the clock starts: the first build takes minutes
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, evalstreamBin(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
