@@ -242,7 +242,22 @@ func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
 			// is always isolated, or by a single run character ([.,] for 13a) and then
 			// whitespace or the end. Tokens are emitted at once, so the state afterwards is
 			// "nothing pending" with the last class in prev.
-			j := otherRun(tab, s, i+1)
+			j := i + 1
+			// otherRun's first word, inline (the call cost as much as the scan): most words
+			// end within it.
+			if j+8 <= len(s) {
+				w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[j:]), 8))
+				if letters := asciiLetters(w); letters != hi8 {
+					j += bits.TrailingZeros64(^letters&hi8) / 8
+					if tab[s[j]] == clsOther {
+						j = otherRun(tab, s, j+1)
+					}
+				} else {
+					j = otherRun(tab, s, j+8)
+				}
+			} else {
+				j = otherRun(tab, s, j)
+			}
 			if j == len(s) {
 				dst = append(dst, s[i:j])
 				i = j
@@ -360,18 +375,14 @@ func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
 // which are clsOther in every table, are skipped eight at a time: the end of a word is found
 // with bit operations instead of a hard-to-predict branch per byte.
 func otherRun(tab *[256]class, s string, j int) int {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	for j+8 <= len(s) {
 		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[j:]), 8))
-		// w|0x20 maps A-Z onto a-z and no other byte into a-z; the sums cannot carry across
-		// bytes because the high bits are cleared first.
-		x := (w | 0x20*lo) &^ hi
-		letters := (x + (0x80-'a')*lo) &^ (x + (0x80-'z'-1)*lo) &^ w & hi
-		if letters == hi {
+		letters := asciiLetters(w)
+		if letters == hi8 {
 			j += 8
 			continue
 		}
-		j += bits.TrailingZeros64(^letters&hi) / 8
+		j += bits.TrailingZeros64(^letters&hi8) / 8
 		if tab[s[j]] != clsOther {
 			return j
 		}
@@ -381,6 +392,19 @@ func otherRun(tab *[256]class, s string, j int) int {
 		j++
 	}
 	return j
+}
+
+// hi8 has the high bit of every byte of a word set.
+const hi8 = 0x8080808080808080
+
+// asciiLetters returns the high bit of each byte of the little-endian word w that is an
+// ASCII letter.
+func asciiLetters(w uint64) uint64 {
+	const lo = 0x0101010101010101
+	// w|0x20 maps A-Z onto a-z and no other byte into a-z; the sums cannot carry across
+	// bytes because the high bits are cleared first.
+	x := (w | 0x20*lo) &^ hi8
+	return (x + (0x80-'a')*lo) &^ (x + (0x80-'z'-1)*lo) &^ w & hi8
 }
 
 // tokenCap estimates the number of tokens in a line of n bytes.
