@@ -30,8 +30,8 @@ fi
 
 work=.cache/perf-work
 mkdir -p "$work"
-echo "== building evalstream" >&2
-go build -o "$work/evalstream" ./cmd/evalstream
+echo "== building evalstream (static, as the container image and the README build it)" >&2
+CGO_ENABLED=0 go build -trimpath -o "$work/evalstream" ./cmd/evalstream
 
 # Kafka section (issue 6): compare.py runs `evalstream bench --kafka` against
 # $EVALSTREAM_KAFKA_BROKERS. When it is unset, a broker is started with .ci/kafka/kafka-ci.sh
