@@ -175,18 +175,7 @@ func quoteByte(c byte) string {
 	return fmt.Sprintf("0x%02X", c)
 }
 
-func (d *jsonDecoder) ws() {
-	buf, i := d.buf, d.pos
-	for i < len(buf) {
-		switch buf[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-			continue
-		}
-		break
-	}
-	d.pos = i
-}
+func (d *jsonDecoder) ws() { d.pos = skipWS(d.buf, d.pos) }
 
 func (d *jsonDecoder) lookup(key []byte) int {
 	if d.slot != nil {
