@@ -242,44 +242,26 @@ func (d *jsonDecoder) object() bool {
 	}
 }
 
-// strClass marks the bytes that stop the fast string scan: 1 = '"', '\\' or a control
-// character; 2 = a non-ASCII byte.
-var strClass = func() (t [256]uint8) {
-	for c := 0; c < 0x20; c++ {
-		t[c] = 1
-	}
-	t['"'], t['\\'] = 1, 1
-	for c := 0x80; c < 0x100; c++ {
-		t[c] = 2
+// strStopByte marks the bytes that stop the fast string scan: '"', '\\', control and
+// non-ASCII bytes.
+var strStopByte = func() (t [256]bool) {
+	for c := range t {
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80
 	}
 	return t
 }()
 
 // scanString validates the string starting at d.pos (a '"') and returns the index of its
 // closing quote, whether it has escapes and, when validate is set, whether its raw bytes
-// hold invalid UTF-8. Eight bytes are checked at a time while they hold no quote,
-// backslash, control or non-ASCII byte; a non-ASCII character is validated where it is
-// found, so the scan never goes back over the string.
+// hold invalid UTF-8. strStop skips the bytes that need no look (most of a string); a
+// non-ASCII character is validated where it is found, so the scan never goes back over the
+// string.
 func (d *jsonDecoder) scanString(validate bool) (end int, esc, bad, ok bool) {
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	buf := d.buf
 	i := d.pos + 1
 	for {
-		for i+8 <= len(buf) {
-			w := binary.LittleEndian.Uint64(buf[i:])
-			q, bs := w^(0x22*lo), w^(0x5c*lo)
-			// Bytes equal to '"' or '\\', below 0x20 (in the low seven bits) or with the high
-			// bit set. The subtraction tricks may flag more bytes, never fewer, and only
-			// above a byte that is flagged rightly: the lowest flag is always a stop byte.
-			m := ((q-lo)&^q | (bs-lo)&^bs | (w-0x20*lo)&^w | w) & hi
-			if m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
-		for i < len(buf) && strClass[buf[i]] == 0 {
-			i++
+		if i < len(buf) {
+			i += strStop(buf[i:])
 		}
 		if i >= len(buf) {
 			d.pos = i
@@ -329,6 +311,25 @@ func (d *jsonDecoder) scanString(validate bool) (end int, esc, bad, ok bool) {
 			i += n
 		}
 	}
+}
+
+// strStopGeneric is strStop in Go: eight bytes at a time, then byte by byte.
+func strStopGeneric(b []byte) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q, bs := w^(0x22*lo), w^(0x5c*lo)
+		// Bytes equal to '"' or '\\', below 0x20 (in the low seven bits) or with the high
+		// bit set. The subtraction tricks may flag more bytes, never fewer, and only above
+		// a byte that is flagged rightly: the lowest flag is always a stop byte.
+		if m := ((q-lo)&^q | (bs-lo)&^bs | (w-0x20*lo)&^w | w) & hi; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b) && !strStopByte[b[i]]; i++ {
+	}
+	return i
 }
 
 // str parses a string value at d.pos.

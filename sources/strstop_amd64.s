@@ -1,0 +1,74 @@
+#include "textflag.h"
+
+// func strStop(b []byte) int
+//
+// SSE2 (part of the amd64 baseline): sixteen bytes per iteration. A byte stops the scan when
+// it equals '"' or '\\', is at most 0x1f (PMINUB with 0x1f leaves it unchanged) or has its
+// high bit set (PMOVMSKB of the bytes themselves). The last len(b)%16 bytes are checked one
+// at a time.
+TEXT ·strStop(SB), NOSPLIT, $0-32
+	MOVQ b_base+0(FP), SI
+	MOVQ b_len+8(FP), BX
+	MOVQ SI, DI
+	LEAQ (SI)(BX*1), R8
+	MOVQ $0x2222222222222222, AX
+	MOVQ AX, X1
+	PUNPCKLQDQ X1, X1
+	MOVQ $0x5c5c5c5c5c5c5c5c, AX
+	MOVQ AX, X2
+	PUNPCKLQDQ X2, X2
+	MOVQ $0x1f1f1f1f1f1f1f1f, AX
+	MOVQ AX, X3
+	PUNPCKLQDQ X3, X3
+
+loop16:
+	LEAQ 16(SI), R9
+	CMPQ R9, R8
+	JA   tail
+	MOVOU (SI), X0
+	MOVOU X0, X4
+	PCMPEQB X1, X4
+	MOVOU X0, X5
+	PCMPEQB X2, X5
+	POR  X5, X4
+	MOVOU X0, X6
+	PMINUB X3, X6
+	PCMPEQB X0, X6
+	POR  X6, X4
+	POR  X0, X4
+	PMOVMSKB X4, AX
+	TESTL AX, AX
+	JNZ  found
+	MOVQ R9, SI
+	JMP  loop16
+
+found:
+	BSFL AX, AX
+	SUBQ DI, SI
+	ADDQ SI, AX
+	MOVQ AX, ret+24(FP)
+	RET
+
+tail:
+	CMPQ SI, R8
+	JAE  none
+	MOVBLZX (SI), AX
+	CMPB AL, $0x22
+	JEQ  stop
+	CMPB AL, $0x5c
+	JEQ  stop
+	CMPB AL, $0x20
+	JB   stop
+	CMPB AL, $0x80
+	JAE  stop
+	INCQ SI
+	JMP  tail
+
+stop:
+	SUBQ DI, SI
+	MOVQ SI, ret+24(FP)
+	RET
+
+none:
+	MOVQ BX, ret+24(FP)
+	RET
