@@ -116,6 +116,24 @@ func modeOf(ctx context.Context) decodeMode {
 	return m
 }
 
+type consumersKey struct{}
+
+// WithConsumers returns a context for Source.Next telling sources that n goroutines consume
+// the batches in parallel. A source that knows how much input is left may then make its
+// last batches smaller, so that the consumers finish together instead of all but one
+// waiting for the last full batch. Run uses it.
+func WithConsumers(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, consumersKey{}, n)
+}
+
+// Consumers returns the n of WithConsumers, or 1.
+func Consumers(ctx context.Context) int {
+	if n, ok := ctx.Value(consumersKey{}).(int); ok && n > 1 {
+		return n
+	}
+	return 1
+}
+
 // DeferredDecode reports whether ctx comes from WithDeferredDecode or WithColumns: a source
 // may then hand out batches with Decode set.
 func DeferredDecode(ctx context.Context) bool { return modeOf(ctx)&decodeDeferred != 0 }

@@ -139,6 +139,7 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 	if cfg.Plan.Columnar() && !cfg.WantExamples {
 		rctx = WithColumns(gctx)
 	}
+	rctx = WithConsumers(rctx, workers)
 	g.Go(func() error {
 		defer close(jobs)
 		for idx := 0; ; idx++ {

@@ -250,6 +250,8 @@ type fileSource struct {
 	reported int64      // bytes of the current file already reported in batches
 	pending  int64      // bytes of finished empty files not reported yet
 	batchNo  int        // batches emitted from the current file
+	outRows  int64      // records of the batches emitted so far
+	outBytes int64      // bytes of the batches emitted so far
 	closed   bool
 	decoders sync.Pool // *jsonDecoder for deferred decoding
 }
@@ -355,7 +357,7 @@ func (s *fileSource) Next(ctx context.Context) (*pipeline.Batch, error) {
 		b := newBatchBuilder(s, fi.path, s.idx)
 		b.deferred = pipeline.DeferredDecode(ctx)
 		b.columns = pipeline.ColumnsAccepted(ctx)
-		err := s.cur.fill(b, s.batchSize)
+		err := s.cur.fill(b, s.nextBatchSize(pipeline.Consumers(ctx)))
 		if err != nil && err != io.EOF {
 			b.release()
 			s.closeCurrent()
@@ -386,8 +388,25 @@ func (s *fileSource) Next(ctx context.Context) (*pipeline.Batch, error) {
 		batch := b.finish()
 		batch.Bytes = nbytes + s.pending
 		s.pending = 0
+		s.outRows += int64(b.rows)
+		s.outBytes += batch.Bytes
 		return batch, nil
 	}
+}
+
+// nextBatchSize is the number of records of the next batch. With several consumers, the last
+// batches of the input shrink to a share of what is left (estimated from the bytes per record
+// so far), down to tailBatchMin records, so that the consumers finish at about the same time:
+// with full batches to the end, all but one of them would wait for up to a whole batch. The
+// results never depend on where batches end.
+func (s *fileSource) nextBatchSize(consumers int) int {
+	const tailBatchMin = 64
+	n := s.batchSize
+	if consumers < 2 || n <= tailBatchMin || s.outRows == 0 || s.outBytes <= 0 {
+		return n
+	}
+	left := float64(max(s.total-s.outBytes, 0)) * float64(s.outRows) / float64(s.outBytes)
+	return int(max(min(left/float64(2*consumers), float64(n)), tailBatchMin))
 }
 
 func (s *fileSource) open(fi fileInfo) (r fileReader, err error) {

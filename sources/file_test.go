@@ -396,3 +396,52 @@ func TestNoFields(t *testing.T) {
 	require.Len(t, d.recs, 2)
 	require.Empty(t, d.recs[0].Vals)
 }
+
+// TestTailBatches checks that the last batches shrink when several consumers share them, that
+// the batch bytes of a JSON Lines file are exact (they add up to the file size, and a batch
+// of equal lines has bytes in proportion to its records), and that one consumer gets full
+// batches to the end.
+func TestTailBatches(t *testing.T) {
+	const lines, batch = 20000, 1024
+	line := `{"prediction": "a b c d e f g h", "references": ["a b c d"]}` + "\n"
+	path := filepath.Join(t.TempDir(), "tail.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(line, lines)), 0o644))
+	for _, consumers := range []int{1, 2, 8} {
+		src, err := OpenFiles(FileConfig{Path: path}, []string{"prediction", "references"}, batch, 0)
+		require.NoError(t, err)
+		ctx := pipeline.WithConsumers(pipeline.WithDeferredDecode(context.Background()), consumers)
+		var sizes []int
+		var total int64
+		for {
+			b, err := src.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+			n := len(b.Records)
+			sizes = append(sizes, n)
+			require.Equal(t, int64(n*len(line)), b.Bytes, "batch %d of %d records", len(sizes), n)
+			total += b.Bytes
+			b.Release()
+		}
+		require.NoError(t, src.Close())
+		require.Equal(t, int64(lines*len(line)), total)
+		rows := 0
+		for i, n := range sizes {
+			rows += n
+			if i > 0 {
+				require.LessOrEqual(t, n, sizes[i-1], "consumers %d: sizes %v", consumers, sizes)
+			}
+		}
+		require.Equal(t, lines, rows)
+		require.Equal(t, batch, sizes[0])
+		last := sizes[len(sizes)-1]
+		if consumers == 1 {
+			require.Equal(t, lines%batch, last)
+			continue
+		}
+		require.LessOrEqual(t, last, 64, "consumers %d: sizes %v", consumers, sizes)
+		require.Equal(t, 64, sizes[len(sizes)-2], "consumers %d: sizes %v", consumers, sizes)
+		require.Less(t, len(sizes), lines/batch+1+10*consumers, "consumers %d: too many small batches: %v", consumers, sizes)
+	}
+}

@@ -72,6 +72,7 @@ type jsonlReader struct {
 	fi  fileInfo
 	f   *os.File
 	cnt *countReader
+	br  *bufio.Reader
 	r   io.Reader
 	gz  *gzip.Reader
 
@@ -91,6 +92,7 @@ type jsonlReader struct {
 
 	peek       jline // looked-ahead line, when hasPeek
 	hasPeek    bool
+	peekPos    int64 // file offset before the looked-ahead line (uncompressed files)
 	pendingErr error // found while looking ahead; returned by the next fill
 }
 
@@ -101,6 +103,7 @@ func openJSONL(fi fileInfo, s *fileSource) (fileReader, error) {
 	}
 	r := &jsonlReader{fi: fi, f: f, cnt: &countReader{r: f}, dec: newJSONDecoder(s.fields), max: s.maxRecord, fields: s.fields, decoders: &s.decoders}
 	br := bufio.NewReaderSize(r.cnt, 64<<10)
+	r.br = br
 	magic, _ := br.Peek(2)
 	if strings.HasSuffix(strings.ToLower(fi.path), ".gz") || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
 		gz, err := gzip.NewReader(br)
@@ -115,7 +118,18 @@ func openJSONL(fi fileInfo, s *fileSource) (fileReader, error) {
 	return r, nil
 }
 
-func (r *jsonlReader) bytesRead() int64 { return r.cnt.n }
+// bytesRead does not count the bytes read ahead into buffers (they may be a whole file's
+// worth of lines) or the looked-ahead line, except in a compressed file, whose buffered
+// bytes are decompressed ones.
+func (r *jsonlReader) bytesRead() int64 {
+	if r.gz != nil {
+		return r.cnt.n
+	}
+	if r.hasPeek {
+		return r.peekPos
+	}
+	return r.cnt.n - int64(r.br.Buffered()) - int64(r.end-r.start)
+}
 
 func (r *jsonlReader) close() error {
 	if r.cur != nil {
@@ -210,6 +224,7 @@ func (r *jsonlReader) fill(b *batchBuilder, n int) error {
 	}
 	// Look ahead, so that the last batch of a file is known as such (it then covers the
 	// rest of the file's bytes). An error surfaces on the next call.
+	pos := r.bytesRead()
 	l, err := r.nextRecordLine()
 	switch {
 	case err == io.EOF:
@@ -217,7 +232,7 @@ func (r *jsonlReader) fill(b *batchBuilder, n int) error {
 	case err != nil:
 		r.pendingErr = err
 	default:
-		r.peek, r.hasPeek = l, true
+		r.peek, r.hasPeek, r.peekPos = l, true, pos
 	}
 	return nil
 }
