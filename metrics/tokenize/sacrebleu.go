@@ -237,49 +237,9 @@ func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
 	for i := 0; i < len(s); {
 		c := tab[s[i]]
 		if c == clsOther && start < 0 && !cut && !generalOnly {
-			// Fast path for the common shapes, with the tokens the general rules below
-			// find: a plain word at the end, or followed by whitespace, by a character that
-			// is always isolated, or by a single run character ([.,] for 13a) and then
-			// whitespace or the end. Tokens are emitted at once, so the state afterwards is
-			// "nothing pending" with the last class in prev.
-			j := i + 1
-			// otherRun's first word, inline (the call cost as much as the scan): most words
-			// end within it.
-			if j+8 <= len(s) {
-				w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[j:]), 8))
-				if letters := asciiLetters(w); letters != hi8 {
-					j += bits.TrailingZeros64(^letters&hi8) / 8
-					if tab[s[j]] == clsOther {
-						j = otherRun(tab, s, j+1)
-					}
-				} else {
-					j = otherRun(tab, s, j+8)
-				}
-			} else {
-				j = otherRun(tab, s, j)
-			}
-			if j == len(s) {
-				dst = append(dst, s[i:j])
-				i = j
+			var done bool
+			if dst, i, prev, done = plainWords(tab, dst, s, i, prev); done {
 				continue
-			}
-			switch tab[s[j]] {
-			case clsSpace:
-				dst = append(dst, s[i:j])
-				for j++; j < len(s) && tab[s[j]] == clsSpace; j++ {
-				}
-				i, prev = j, clsSpace
-				continue
-			case clsIso:
-				dst = append(dst, s[i:j], s[j:j+1])
-				i, prev = j+1, clsIso
-				continue
-			case clsRun:
-				if j+1 == len(s) || tab[s[j+1]] == clsSpace {
-					dst = append(dst, s[i:j], s[j:j+1])
-					i, prev = j+1, clsRun
-					continue
-				}
 			}
 		}
 		n := 1
@@ -369,6 +329,57 @@ func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
 		dst = append(dst, s[start:])
 	}
 	return dst
+}
+
+// plainWords is the fast path of appendTokens, for the common shapes of text. At i starts a
+// word (a clsOther byte) with nothing pending. It emits the tokens the general rules would
+// find for a plain word at the end, or followed by whitespace, by a character that is always
+// isolated, or by a single run character ([.,] for 13a) and then whitespace or the end, and
+// goes on while the next word follows a single space. It returns done with the state
+// afterwards ("nothing pending", the last class in prev), or the start of a word that needs
+// the general rules (with the tokens before it emitted and prev updated).
+func plainWords(tab *[256]class, dst []string, s string, i int, prev class) (_ []string, _ int, _ class, done bool) {
+	for {
+		j := i + 1
+		// otherRun's first word, inline (the call cost as much as the scan): most words
+		// end within it.
+		if j+8 <= len(s) {
+			w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[j:]), 8))
+			if letters := asciiLetters(w); letters != hi8 {
+				j += bits.TrailingZeros64(^letters&hi8) / 8
+				if tab[s[j]] == clsOther {
+					j = otherRun(tab, s, j+1)
+				}
+			} else {
+				j = otherRun(tab, s, j+8)
+			}
+		} else {
+			j = otherRun(tab, s, j)
+		}
+		if j == len(s) {
+			return append(dst, s[i:j]), j, clsOther, true
+		}
+		switch tab[s[j]] {
+		case clsSpace:
+			dst = append(dst, s[i:j])
+			j++
+			if j < len(s) && tab[s[j]] == clsOther {
+				i, prev = j, clsSpace
+				continue
+			}
+			for j < len(s) && tab[s[j]] == clsSpace {
+				j++
+			}
+			return dst, j, clsSpace, true
+		case clsIso:
+			return append(dst, s[i:j], s[j:j+1]), j + 1, clsIso, true
+		case clsRun:
+			if j+1 == len(s) || tab[s[j+1]] == clsSpace {
+				return append(dst, s[i:j], s[j:j+1]), j + 1, clsRun, true
+			}
+		}
+		return dst, i, prev, false
+	}
 }
 
 // otherRun returns the end of the run of clsOther bytes of s that starts at j. ASCII letters,
