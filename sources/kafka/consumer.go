@@ -97,7 +97,6 @@ type Consumer struct {
 	synced    bool                // the initial state has been read
 	completed bool
 
-	commitMu sync.Mutex
 }
 
 // New validates cfg and returns a consumer. dead may be nil (dead letters are dropped after
@@ -298,6 +297,12 @@ func (c *Consumer) consume(ctx context.Context) error {
 			stopAfter := context.AfterFunc(gctx, cancel)
 			defer stopAfter()
 			errc <- c.runAssignment(actx, gen, tps)
+			// Return only once the generation ends: kafka-go ends a generation when one of
+			// its functions returns and then joins the next one (JoinGroup, SyncGroup,
+			// OffsetFetch) before it sees cg.Close, which then waits for that round and
+			// leaves the group. When the run is over, the deferred Close ends the
+			// generation instead, and leaves at once.
+			<-gctx.Done()
 		})
 		if err := <-errc; err != nil {
 			return err
@@ -319,9 +324,13 @@ func (c *Consumer) runAssignment(ctx context.Context, gen *kafkago.Generation, t
 		c.cfg.Logf("reading state topic: %v (retrying)", err)
 		sleep(ctx, time.Second)
 	}
+	var commits *offsetCommitter
+	if gen != nil {
+		commits = &offsetCommitter{gen: gen}
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	for _, tp := range tps {
-		g.Go(func() error { return c.work(gctx, gen, tp) })
+		g.Go(func() error { return c.work(gctx, gen, commits, tp) })
 	}
 	if err := g.Wait(); err != nil {
 		return err
@@ -342,7 +351,7 @@ func sleep(ctx context.Context, d time.Duration) {
 // partState is a partition being consumed by its owner goroutine.
 type partState struct {
 	tp          TopicPartition
-	gen         *kafkago.Generation
+	commits     *offsetCommitter // nil without a group
 	proc        Processor
 	start, next int64
 	done, idle  bool
@@ -350,8 +359,8 @@ type partState struct {
 }
 
 // work owns one partition until ctx is done: restore, seek, fetch, fold, checkpoint.
-func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, tp TopicPartition) error {
-	ps := &partState{tp: tp, gen: gen}
+func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, commits *offsetCommitter, tp TopicPartition) error {
+	ps := &partState{tp: tp, commits: commits}
 	key := snapshotKey(c.cfg.Group, tp)
 	if u, ok := c.store.latest(key); ok {
 		proc, err := c.newProc(tp, u.Payload)
@@ -603,7 +612,7 @@ func (c *Consumer) checkpoint(ctx context.Context, ps *partState) error {
 	crashPoint("snapshot")
 	ps.proc.Ack()
 	ps.dirty = false
-	if ps.gen != nil {
+	if ps.commits != nil {
 		c.commit(ps)
 		crashPoint("commit")
 	}
@@ -614,10 +623,7 @@ func (c *Consumer) checkpoint(ctx context.Context, ps *partState) error {
 // snapshot is the truth; the group offset is advisory (lag, tooling), so a failure is
 // logged, and the next checkpoint or restore of the partition commits again.
 func (c *Consumer) commit(ps *partState) {
-	c.commitMu.Lock()
-	err := ps.gen.CommitOffsets(map[string]map[int]int64{ps.tp.Topic: {ps.tp.Partition: ps.next}})
-	c.commitMu.Unlock()
-	if err != nil {
+	if err := ps.commits.commit(ps.tp.Topic, ps.tp.Partition, ps.next); err != nil {
 		c.cfg.Logf("%s: commit offset %d: %v (the snapshot is durable; the commit is advisory)", ps.tp, ps.next, err)
 	}
 }
