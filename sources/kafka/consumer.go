@@ -96,7 +96,6 @@ type Consumer struct {
 	envs      map[string]Envelope // latest snapshot envelope per "topic/partition"
 	synced    bool                // the initial state has been read
 	completed bool
-
 }
 
 // New validates cfg and returns a consumer. dead may be nil (dead letters are dropped after
