@@ -160,19 +160,27 @@ func (t *gramTable) find(key uint64) *gslot {
 	}
 }
 
-// packedCounter computes clipped n-gram statistics like counter, for orders <= 4.
+// packedCounter computes clipped n-gram statistics like counter, for orders <= 4. A record
+// goes through startHyp, addRef for every reference, then finish. Only the n-grams of
+// orders >= 2 whose tokens all occur on the other side are counted: the hypothesis n-grams
+// whose tokens all occur in some reference (the others cannot match), and the reference
+// n-grams whose tokens all occur in the hypothesis. In translation output about half the
+// tokens of a hypothesis occur in its reference, so most n-grams of orders 3 and 4 are
+// never stored or looked up.
 type packedCounter struct {
-	toks  strIntern
-	grams gramTable // orders 2..4
-	uni   []gslot   // unigrams, indexed by token id (no hashing: ids are dense)
-	ids   []uint64
-	stamp uint32
+	toks   strIntern
+	grams  gramTable // orders 2..4
+	uni    []gslot   // unigrams, indexed by token id (no hashing: ids are dense)
+	ids    []uint64  // hypothesis token ids
+	refIDs []uint64  // the token ids of every reference in turn (0: not in the hypothesis)
+	refEnd []int     // end of each reference in refIDs
+	stamp  uint32
 }
 
 // startHyp interns the hypothesis tokens (which must stay unchanged until the record is
-// done) and counts its n-grams of orders 1..maxN. It reports false, doing nothing useful,
-// when the hypothesis has too many distinct tokens for packed keys.
-func (c *packedCounter) startHyp(toks []string, maxN int) bool {
+// done) and counts its unigrams. It reports false, doing nothing useful, when the
+// hypothesis has too many distinct tokens for packed keys.
+func (c *packedCounter) startHyp(toks []string) bool {
 	c.toks.reset(toks)
 	ids := c.ids[:0]
 	for i := range toks {
@@ -187,53 +195,78 @@ func (c *packedCounter) startHyp(toks []string, maxN int) bool {
 	}
 	c.uni = c.uni[:c.toks.n+1]
 	clear(c.uni)
-	c.grams.reset(len(ids) * (maxN - 1))
+	for _, id := range ids {
+		c.uni[id].hyp++
+	}
 	c.stamp = 0
+	c.refIDs, c.refEnd = c.refIDs[:0], c.refEnd[:0]
+	return true
+}
+
+// addRef looks up the tokens of one reference, keeps their ids for finish, and folds its
+// unigrams into the multiset union of references: m[0] gets the clipped unigram matches.
+// A token that occurs in a reference has a unigram slot with maxRef > 0 afterwards.
+func (c *packedCounter) addRef(toks []string, m []int64) {
+	c.stamp++
+	for _, t := range toks {
+		id := uint64(c.toks.lookup(t))
+		c.refIDs = append(c.refIDs, id)
+		if id != 0 && c.refMax(&c.uni[id]) {
+			m[0]++
+		}
+	}
+	c.refEnd = append(c.refEnd, len(c.refIDs))
+}
+
+// finish counts the hypothesis n-grams of orders 2..maxN made of tokens that occur in a
+// reference and folds every reference's n-grams into their multiset union, like
+// counter.addRefMax: m[n-1] becomes the clipped match count of order n.
+func (c *packedCounter) finish(maxN int, m []int64) {
+	if maxN < 2 || len(c.refEnd) == 0 {
+		return
+	}
+	ids, uni := c.ids, c.uni
+	present := 0
+	for _, id := range ids {
+		if uni[id].maxRef > 0 {
+			present++
+		}
+	}
+	c.grams.reset(present * (maxN - 1))
 	// The orders are unrolled: a loop over ids[i+1:i+maxN] with a variable shift cost more
 	// than the table updates.
 	for i, id := range ids {
-		c.uni[id].hyp++
-		if maxN < 2 || i+1 >= len(ids) {
+		if uni[id].maxRef == 0 || i+1 >= len(ids) || uni[ids[i+1]].maxRef == 0 {
 			continue
 		}
 		key := id | ids[i+1]<<16
 		c.grams.add(key)
-		if maxN < 3 || i+2 >= len(ids) {
+		if maxN < 3 || i+2 >= len(ids) || uni[ids[i+2]].maxRef == 0 {
 			continue
 		}
 		key |= ids[i+2] << 32
 		c.grams.add(key)
-		if maxN < 4 || i+3 >= len(ids) {
+		if maxN < 4 || i+3 >= len(ids) || uni[ids[i+3]].maxRef == 0 {
 			continue
 		}
 		c.grams.add(key | ids[i+3]<<48)
 	}
-	return true
+	m = m[:maxN]
+	start := 0
+	for _, end := range c.refEnd {
+		c.stamp++
+		c.refGrams(c.refIDs[start:end], m)
+		start = end
+	}
 }
 
-// addRefMax folds one reference into the multiset union of references, like
-// counter.addRefMax: after the last reference, m[n-1] is the clipped match count of order n.
-func (c *packedCounter) addRefMax(toks []string, maxN int, m []int64) {
-	ids := c.ids[:0]
-	for _, t := range toks {
-		ids = append(ids, uint64(c.toks.lookup(t)))
-	}
-	c.ids = ids
-	c.stamp++
-	m = m[:maxN]
-	// Unrolled like startHyp. An absent token (id 0) ends the n-grams: a key with a zero
-	// last token would be that of the shorter n-gram.
+// refGrams folds the n-grams of orders >= 2 of one reference (its token ids) into the
+// multiset union of references. An absent token (id 0) or n-gram ends the n-grams that start
+// at that position: every longer one contains it, and a key with a zero last token would be
+// that of the shorter n-gram.
+func (c *packedCounter) refGrams(ids []uint64, m []int64) {
 	for i, id := range ids {
-		if id == 0 {
-			continue
-		}
-		if c.refMax(&c.uni[id]) {
-			m[0]++
-		}
-		if len(m) < 2 || i+1 >= len(ids) {
-			continue
-		}
-		if ids[i+1] == 0 {
+		if id == 0 || i+1 >= len(ids) || ids[i+1] == 0 {
 			continue
 		}
 		key := id | ids[i+1]<<16

@@ -37,14 +37,15 @@ func TestPackedCounterMatchesCounter(t *testing.T) {
 		want, got := make([]int64, maxN), make([]int64, maxN)
 		if len(hyp) > 0 {
 			c.startHyp(hyp, maxN)
-			require.True(t, pc.startHyp(hyp, maxN))
+			require.True(t, pc.startHyp(hyp))
 			for _, ref := range refs {
 				if len(ref) == 0 {
 					continue
 				}
 				c.addRefMax(c.refIDs(ref), maxN, want)
-				pc.addRefMax(ref, maxN, got)
+				pc.addRef(ref, got)
 			}
+			pc.finish(maxN, got)
 		}
 		require.Equal(t, want, got, "trial %d", trial)
 	}
@@ -56,8 +57,8 @@ func TestPackedCounterFallsBackOnManyTokens(t *testing.T) {
 		toks[i] = fmt.Sprint(i)
 	}
 	var pc packedCounter
-	require.False(t, pc.startHyp(toks, 4))
-	require.True(t, pc.startHyp(toks[:packedMaxIDs], 4))
+	require.False(t, pc.startHyp(toks))
+	require.True(t, pc.startHyp(toks[:packedMaxIDs]))
 }
 
 func randChars(r *rand.Rand, alphabet []rune, n int) string {

@@ -120,7 +120,7 @@ func (m *Metric) sentence(w *work, ex *core.Example) {
 	}
 	packed := false
 	if L > 0 {
-		packed = N <= packedMaxOrder && w.pc.startHyp(hyp, N)
+		packed = N <= packedMaxOrder && w.pc.startHyp(hyp)
 		if !packed {
 			w.c.startHyp(hyp, N)
 		}
@@ -140,10 +140,13 @@ func (m *Metric) sentence(w *work, ex *core.Example) {
 		switch {
 		case L == 0 || lr == 0:
 		case packed:
-			w.pc.addRefMax(rt, N, w.m)
+			w.pc.addRef(rt, w.m)
 		default:
 			w.c.addRefMax(w.c.refIDs(rt), N, w.m)
 		}
+	}
+	if packed {
+		w.pc.finish(N, w.m)
 	}
 	w.c.toks.release()
 	w.pc.release()
