@@ -283,10 +283,27 @@ func (c *charPacked) startHyp(s string, maxN int, whitespace bool) (int, bool) {
 		} else {
 			c.grams.add(key)
 		}
-		for n, id := range ids[i+2 : min(i+maxN, len(ids))] {
-			key |= id << (charBits * (n + 2))
-			c.grams.add(key)
+		// Orders 3..6 unrolled, like the packed counter of BLEU: a loop with a variable
+		// shift cost as much as the table updates.
+		if maxN < 3 || i+2 >= len(ids) {
+			continue
 		}
+		key |= ids[i+2] << (2 * charBits)
+		c.grams.add(key)
+		if maxN < 4 || i+3 >= len(ids) {
+			continue
+		}
+		key |= ids[i+3] << (3 * charBits)
+		c.grams.add(key)
+		if maxN < 5 || i+4 >= len(ids) {
+			continue
+		}
+		key |= ids[i+4] << (4 * charBits)
+		c.grams.add(key)
+		if maxN < 6 || i+5 >= len(ids) {
+			continue
+		}
+		c.grams.add(key | ids[i+5]<<(5*charBits))
 	}
 	return len(ids), true
 }
@@ -330,18 +347,42 @@ func (c *charPacked) refMatch(s string, maxN int, whitespace bool, match []int64
 		if c.match(g) {
 			match[1]++
 		}
-		for n, id := range ids[i+2 : min(i+maxN, len(ids))] {
-			if id == 0 {
-				break
-			}
-			key |= id << (charBits * (n + 2))
-			g := c.grams.find(key)
-			if g == nil {
-				break
-			}
-			if c.match(g) {
-				match[n+2]++
-			}
+		// Unrolled like startHyp. An absent character or n-gram ends the longer n-grams.
+		if maxN < 3 || i+2 >= len(ids) || ids[i+2] == 0 {
+			continue
+		}
+		key |= ids[i+2] << (2 * charBits)
+		if g = c.grams.find(key); g == nil {
+			continue
+		}
+		if c.match(g) {
+			match[2]++
+		}
+		if maxN < 4 || i+3 >= len(ids) || ids[i+3] == 0 {
+			continue
+		}
+		key |= ids[i+3] << (3 * charBits)
+		if g = c.grams.find(key); g == nil {
+			continue
+		}
+		if c.match(g) {
+			match[3]++
+		}
+		if maxN < 5 || i+4 >= len(ids) || ids[i+4] == 0 {
+			continue
+		}
+		key |= ids[i+4] << (4 * charBits)
+		if g = c.grams.find(key); g == nil {
+			continue
+		}
+		if c.match(g) {
+			match[4]++
+		}
+		if maxN < 6 || i+5 >= len(ids) || ids[i+5] == 0 {
+			continue
+		}
+		if g = c.grams.find(key | ids[i+5]<<(5*charBits)); g != nil && c.match(g) {
+			match[5]++
 		}
 	}
 	return len(ids)
