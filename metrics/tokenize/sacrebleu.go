@@ -339,15 +339,20 @@ func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
 // afterwards ("nothing pending", the last class in prev), or the start of a word that needs
 // the general rules (with the tokens before it emitted and prev updated).
 func plainWords(tab *[256]class, dst []string, s string, i int, prev class) (_ []string, _ int, _ class, done bool) {
+	// Bytes are read through p: every index below is known to be within s, and the
+	// compiler's bounds checks cost as much as the scan.
+	p := unsafe.Pointer(unsafe.StringData(s))
+	at := func(k int) byte { return *(*byte)(unsafe.Add(p, k)) }
+	n := len(s)
 	for {
 		j := i + 1
 		// otherRun's first word, inline (the call cost as much as the scan): most words
 		// end within it.
-		if j+8 <= len(s) {
-			w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[j:]), 8))
+		if j+8 <= n {
+			w := binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(p, j)), 8))
 			if letters := asciiLetters(w); letters != hi8 {
 				j += bits.TrailingZeros64(^letters&hi8) / 8
-				if tab[s[j]] == clsOther {
+				if tab[at(j)] == clsOther {
 					j = otherRun(tab, s, j+1)
 				}
 			} else {
@@ -356,25 +361,25 @@ func plainWords(tab *[256]class, dst []string, s string, i int, prev class) (_ [
 		} else {
 			j = otherRun(tab, s, j)
 		}
-		if j == len(s) {
+		if j == n {
 			return append(dst, s[i:j]), j, clsOther, true
 		}
-		switch tab[s[j]] {
+		switch tab[at(j)] {
 		case clsSpace:
 			dst = append(dst, s[i:j])
 			j++
-			if j < len(s) && tab[s[j]] == clsOther {
+			if j < n && tab[at(j)] == clsOther {
 				i, prev = j, clsSpace
 				continue
 			}
-			for j < len(s) && tab[s[j]] == clsSpace {
+			for j < n && tab[at(j)] == clsSpace {
 				j++
 			}
 			return dst, j, clsSpace, true
 		case clsIso:
 			return append(dst, s[i:j], s[j:j+1]), j + 1, clsIso, true
 		case clsRun:
-			if j+1 == len(s) || tab[s[j+1]] == clsSpace {
+			if j+1 == n || tab[at(j+1)] == clsSpace {
 				return append(dst, s[i:j], s[j:j+1]), j + 1, clsRun, true
 			}
 		}
@@ -386,15 +391,16 @@ func plainWords(tab *[256]class, dst []string, s string, i int, prev class) (_ [
 // which are clsOther in every table, are skipped eight at a time: the end of a word is found
 // with bit operations instead of a hard-to-predict branch per byte.
 func otherRun(tab *[256]class, s string, j int) int {
+	p := unsafe.Pointer(unsafe.StringData(s)) // see plainWords
 	for j+8 <= len(s) {
-		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s[j:]), 8))
+		w := binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(p, j)), 8))
 		letters := asciiLetters(w)
 		if letters == hi8 {
 			j += 8
 			continue
 		}
 		j += bits.TrailingZeros64(^letters&hi8) / 8
-		if tab[s[j]] != clsOther {
+		if tab[*(*byte)(unsafe.Add(p, j))] != clsOther {
 			return j
 		}
 		j++ // a clsOther byte that is not an ASCII letter (an apostrophe, most non-ASCII bytes)
