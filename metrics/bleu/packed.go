@@ -2,6 +2,7 @@ package bleu
 
 import (
 	"math/bits"
+	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
@@ -67,7 +68,7 @@ func (t *strIntern) intern(i int) uint32 {
 	s := t.toks[i]
 	h := tokenize.HashString(s)
 	for j := h & t.mask; ; j = (j + 1) & t.mask {
-		sl := &t.slots[j]
+		sl := slotAt(t.slots, j)
 		if sl.gen != t.gen {
 			t.n++
 			*sl = sslot{hash: uint32(h), idx: uint32(i), id: t.n, gen: t.gen}
@@ -83,7 +84,7 @@ func (t *strIntern) intern(i int) uint32 {
 func (t *strIntern) lookup(s string) uint32 {
 	h := tokenize.HashString(s)
 	for j := h & t.mask; ; j = (j + 1) & t.mask {
-		sl := &t.slots[j]
+		sl := slotAt(t.slots, j)
 		if sl.gen != t.gen {
 			return 0
 		}
@@ -134,7 +135,7 @@ func (t *gramTable) reset(want int) {
 func (t *gramTable) add(key uint64) {
 	mask := uint64(len(t.slots) - 1)
 	for i := (key * 0x9E3779B97F4A7C15) >> t.shift; ; i = (i + 1) & mask {
-		s := &t.slots[i]
+		s := slotAt(t.slots, i)
 		if s.gen != t.gen {
 			*s = gslot{key: key, gen: t.gen, hyp: 1}
 			return
@@ -150,7 +151,7 @@ func (t *gramTable) add(key uint64) {
 func (t *gramTable) find(key uint64) *gslot {
 	mask := uint64(len(t.slots) - 1)
 	for i := (key * 0x9E3779B97F4A7C15) >> t.shift; ; i = (i + 1) & mask {
-		s := &t.slots[i]
+		s := slotAt(t.slots, i)
 		if s.gen != t.gen {
 			return nil
 		}
@@ -312,3 +313,9 @@ func (c *packedCounter) refMax(g *gslot) bool {
 
 // release drops the reference to the caller's tokens.
 func (c *packedCounter) release() { c.toks.toks = nil }
+
+// slotAt returns &slots[i] without a bounds check: the hash tables index with a mask of
+// len(slots)-1 (a power of two minus one), which the compiler cannot prove in bounds.
+func slotAt[T any](slots []T, i uint64) *T {
+	return (*T)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(slots)), uintptr(i)*unsafe.Sizeof(slots[0])))
+}
