@@ -75,7 +75,7 @@ func (t *cgramTable) reset(want int) {
 func (t *cgramTable) add(key uint64) {
 	mask := uint64(len(t.slots) - 1)
 	for i := (key * 0x9E3779B97F4A7C15) >> t.shift; ; i = (i + 1) & mask {
-		s := &t.slots[i]
+		s := slotAt(t.slots, i)
 		if s.gen != t.gen {
 			*s = cslot{key: key, gen: t.gen, hyp: 1}
 			return
@@ -90,7 +90,7 @@ func (t *cgramTable) add(key uint64) {
 func (t *cgramTable) find(key uint64) *cslot {
 	mask := uint64(len(t.slots) - 1)
 	for i := (key * 0x9E3779B97F4A7C15) >> t.shift; ; i = (i + 1) & mask {
-		s := &t.slots[i]
+		s := slotAt(t.slots, i)
 		if s.gen != t.gen {
 			return nil
 		}
