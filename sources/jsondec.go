@@ -253,9 +253,9 @@ var strStopByte = func() (t [256]bool) {
 
 // scanString validates the string starting at d.pos (a '"') and returns the index of its
 // closing quote, whether it has escapes and, when validate is set, whether its raw bytes
-// hold invalid UTF-8. strStop skips the bytes that need no look (most of a string); a
-// non-ASCII character is validated where it is found, so the scan never goes back over the
-// string.
+// hold invalid UTF-8. strStop skips the bytes that need no look (most of a string, two-byte
+// characters included); any other non-ASCII character is validated where it is found, so
+// the scan never goes back over the string.
 func (d *jsonDecoder) scanString(validate bool) (end int, esc, bad, ok bool) {
 	buf := d.buf
 	i := d.pos + 1
@@ -298,12 +298,8 @@ func (d *jsonDecoder) scanString(validate bool) (end int, esc, bad, ok bool) {
 				continue
 			}
 			// A multi-byte sequence never contains a quote, a backslash or a control byte,
-			// so decoding here sees the same bytes utf8.Valid of the raw string would. The
-			// two-byte sequences of accented Latin letters are checked inline.
-			if c >= 0xc2 && c <= 0xdf && i+1 < len(buf) && buf[i+1]&0xc0 == 0x80 {
-				i += 2
-				continue
-			}
+			// so decoding here sees the same bytes utf8.Valid of the raw string would.
+			// (strStop steps over the valid two-byte sequences itself.)
 			r, n := utf8.DecodeRune(buf[i:])
 			if r == utf8.RuneError && n == 1 {
 				bad = true
@@ -317,19 +313,26 @@ func (d *jsonDecoder) scanString(validate bool) (end int, esc, bad, ok bool) {
 func strStopGeneric(b []byte) int {
 	const lo, hi = 0x0101010101010101, 0x8080808080808080
 	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
-		q, bs := w^(0x22*lo), w^(0x5c*lo)
-		// Bytes equal to '"' or '\\', below 0x20 (in the low seven bits) or with the high
-		// bit set. The subtraction tricks may flag more bytes, never fewer, and only above
-		// a byte that is flagged rightly: the lowest flag is always a stop byte.
-		if m := ((q-lo)&^q | (bs-lo)&^bs | (w-0x20*lo)&^w | w) & hi; m != 0 {
-			return i + bits.TrailingZeros64(m)/8
+	for {
+		for ; i+8 <= len(b); i += 8 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			q, bs := w^(0x22*lo), w^(0x5c*lo)
+			// Bytes equal to '"' or '\\', below 0x20 (in the low seven bits) or with the
+			// high bit set. The subtraction tricks may flag more bytes, never fewer, and
+			// only above a byte that is flagged rightly: the lowest flag is a stop byte.
+			if m := ((q-lo)&^q | (bs-lo)&^bs | (w-0x20*lo)&^w | w) & hi; m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
 		}
+		for ; i < len(b) && !strStopByte[b[i]]; i++ {
+		}
+		if i+1 < len(b) && b[i] >= 0xc2 && b[i] <= 0xdf && b[i+1]&0xc0 == 0x80 {
+			i += 2
+			continue
+		}
+		return i
 	}
-	for ; i < len(b) && !strStopByte[b[i]]; i++ {
-	}
-	return i
 }
 
 // str parses a string value at d.pos.

@@ -4,8 +4,9 @@
 //
 // SSE2 (part of the amd64 baseline): sixteen bytes per iteration. A byte stops the scan when
 // it equals '"' or '\\', is at most 0x1f (PMINUB with 0x1f leaves it unchanged) or has its
-// high bit set (PMOVMSKB of the bytes themselves). The last len(b)%16 bytes are checked one
-// at a time.
+// high bit set (PMOVMSKB of the bytes themselves). A non-ASCII byte that starts a valid
+// two-byte sequence (0xc2-0xdf, then 0x80-0xbf: accented Latin letters) is stepped over
+// here, and the scan goes on after it. The last len(b)%16 bytes are checked one at a time.
 TEXT ·strStop(SB), NOSPLIT, $0-32
 	MOVQ b_base+0(FP), SI
 	MOVQ b_len+8(FP), BX
@@ -44,10 +45,24 @@ loop16:
 
 found:
 	BSFL AX, AX
-	SUBQ DI, SI
-	ADDQ SI, AX
-	MOVQ AX, ret+24(FP)
-	RET
+	ADDQ AX, SI
+
+check:
+	// SI points at a stop byte: step over a valid two-byte sequence, else return.
+	MOVBLZX (SI), AX
+	CMPB AL, $0xc2
+	JB   stop
+	CMPB AL, $0xdf
+	JA   stop
+	LEAQ 1(SI), R9
+	CMPQ R9, R8
+	JAE  stop
+	MOVBLZX (R9), AX
+	ANDB $0xc0, AL
+	CMPB AL, $0x80
+	JNE  stop
+	ADDQ $2, SI
+	JMP  loop16
 
 tail:
 	CMPQ SI, R8
@@ -60,7 +75,7 @@ tail:
 	CMPB AL, $0x20
 	JB   stop
 	CMPB AL, $0x80
-	JAE  stop
+	JAE  check
 	INCQ SI
 	JMP  tail
 

@@ -8,13 +8,19 @@ import (
 )
 
 // TestStrStop checks strStop (assembly on amd64) against a byte-by-byte scan at every
-// length and alignment, with the stop byte at every position.
+// length and alignment, with the stop byte at every position, and with two-byte UTF-8
+// sequences (stepped over) and broken ones (stops).
 func TestStrStop(t *testing.T) {
 	slow := func(b []byte) int {
-		for i, c := range b {
-			if strStopByte[c] {
-				return i
+		for i := 0; i < len(b); i++ {
+			if !strStopByte[b[i]] {
+				continue
 			}
+			if i+1 < len(b) && b[i] >= 0xc2 && b[i] <= 0xdf && b[i+1] >= 0x80 && b[i+1] <= 0xbf {
+				i++
+				continue
+			}
+			return i
 		}
 		return len(b)
 	}
@@ -40,10 +46,41 @@ func TestStrStop(t *testing.T) {
 			}
 		}
 	}
+	// Stop bytes after two-byte characters, at every position.
+	for n := 0; n <= 70; n++ {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = 'a'
+		}
+		for k := 0; k+1 < n; k += 3 {
+			b[k], b[k+1] = 0xc3, 0xa4 // ä
+		}
+		require.Equal(t, n, strStop(b), "length %d", n)
+		require.Equal(t, n, strStopGeneric(b), "length %d", n)
+		for p := 0; p < n; p++ {
+			old := b[p]
+			b[p] = '"'
+			require.Equal(t, slow(b), strStop(b), "quote at %d of %q", p, b)
+			require.Equal(t, slow(b), strStopGeneric(b), "quote at %d of %q", p, b)
+			b[p] = old
+		}
+	}
+	// Random bytes, and random mixes of ASCII, two-byte characters and bytes that break them.
+	pieces := [][]byte{{'a'}, {'b'}, {' '}, {0xc3, 0xa4}, {0xc2, 0x80}, {0xdf, 0xbf}, {0xc3}, {0xa4}, {0xc1, 0x80}, {0xe0, 0xa4}, {0xe2, 0x80, 0x99}, {0xc3, 0xc3}, {'"'}, {'\\'}, {0x1f}}
 	for range 20000 {
 		b := make([]byte, rng.Intn(100))
 		rng.Read(b)
-		require.Equal(t, slow(b), strStop(b))
-		require.Equal(t, slow(b), strStopGeneric(b))
+		require.Equal(t, slow(b), strStop(b), "%q", b)
+		require.Equal(t, slow(b), strStopGeneric(b), "%q", b)
+		b = b[:0]
+		for range rng.Intn(60) {
+			if rng.Intn(3) == 0 {
+				b = append(b, pieces[rng.Intn(len(pieces))]...)
+			} else {
+				b = append(b, pieces[rng.Intn(4)]...)
+			}
+		}
+		require.Equal(t, slow(b), strStop(b), "%q", b)
+		require.Equal(t, slow(b), strStopGeneric(b), "%q", b)
 	}
 }
