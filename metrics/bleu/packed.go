@@ -227,13 +227,7 @@ func (c *packedCounter) finish(maxN int, m []int64) {
 		return
 	}
 	ids, uni := c.ids, c.uni
-	present := 0
-	for _, id := range ids {
-		if uni[id].maxRef > 0 {
-			present++
-		}
-	}
-	c.grams.reset(present * (maxN - 1))
+	c.grams.reset(len(ids) * (maxN - 1))
 	// The orders are unrolled: a loop over ids[i+1:i+maxN] with a variable shift cost more
 	// than the table updates.
 	for i, id := range ids {
