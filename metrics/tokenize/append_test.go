@@ -192,3 +192,28 @@ func TestOtherRunMatchesByteScan(t *testing.T) {
 		}
 	}
 }
+
+// append13a tokenizes a line as it is unless it meets a byte pre13a may rewrite: it must give
+// the tokens of the line after pre13a, with those bytes anywhere (also after a fast-path
+// word, inside runs of [.,], after digits and hyphens), and leave dst's earlier tokens alone.
+func TestAppend13aMatchesPre13a(t *testing.T) {
+	g := loadGolden(t)
+	r := rand.New(rand.NewSource(5))
+	inputs := append([]string{}, g.Inputs...)
+	for i := 0; i < 20000; i++ {
+		inputs = append(inputs, randomText(r))
+	}
+	pieces := []string{"a", "word", "5", "-", ".", ",", " ", "  ", "(", "'", "ä", "<", "&", "\n", "&lt;", "&amp;lt;", "<skipped>", "-\n", "&quot;", "&gt;"}
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for n := r.Intn(16); n > 0; n-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		inputs = append(inputs, b.String())
+	}
+	for _, in := range inputs {
+		want := scheme13a.appendTokens([]string{"kept"}, pre13a(in), true)
+		got := append13a([]string{"kept"}, in)
+		require.Equal(t, want, got, "input %q", in)
+	}
+}

@@ -55,6 +55,7 @@ const (
 	clsHyph               // '-' in 13a and zh
 	clsNone               // the absent character before an unpadded line
 	clsCheck              // (byte tables) a non-ASCII lead byte: classAt decides
+	clsPre                // (byteClasses13aRaw) '<', '&' or '\n': pre13a may change the line
 )
 
 // scheme is one of the regex tokenizers.
@@ -104,6 +105,14 @@ var byteClasses13a, byteClassesZh, byteClassesIntl = func() (t13, tzh, tin [256]
 		t13[c] = clsCheck
 	}
 	return
+}()
+
+// byteClasses13aRaw is byteClasses13a for a line pre13a has not seen: the bytes that start
+// what pre13a rewrites are clsPre, which stops the tokenizer (see append13a).
+var byteClasses13aRaw = func() (t [256]class) {
+	t = byteClasses13a
+	t['<'], t['&'], t['\n'] = clsPre, clsPre, clsPre
+	return t
 }()
 
 // classesIntl is the ASCII class table of intl.
@@ -221,18 +230,25 @@ var generalOnly = false
 // appendTokens appends the tokens of s under the scheme to dst. With padded
 // set, s is treated as if surrounded by spaces (13a's f' {line} ').
 func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
-	start := -1 // start of the pending token, -1 if none
-	cut := false
-	prev := clsNone
-	if padded {
-		prev = clsSpace
-	}
 	tab := &byteClasses13a
 	switch sc {
 	case schemeIntl:
 		tab = &byteClassesIntl
 	case schemeZh:
 		tab = &byteClassesZh
+	}
+	dst, _ = sc.appendTokensTab(dst, s, padded, tab)
+	return dst
+}
+
+// appendTokensTab is appendTokens with the byte class table given. It stops at a clsPre
+// byte, returning false.
+func (sc scheme) appendTokensTab(dst []string, s string, padded bool, tab *[256]class) (_ []string, ok bool) {
+	start := -1 // start of the pending token, -1 if none
+	cut := false
+	prev := clsNone
+	if padded {
+		prev = clsSpace
 	}
 	for i := 0; i < len(s); {
 		c := tab[s[i]]
@@ -243,7 +259,10 @@ func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
 			}
 		}
 		n := 1
-		if c == clsCheck {
+		if c >= clsCheck {
+			if c == clsPre {
+				return dst, false
+			}
 			c, n = sc.classAt(s, i)
 		}
 		switch c {
@@ -328,7 +347,7 @@ func (sc scheme) appendTokens(dst []string, s string, padded bool) []string {
 	if start >= 0 {
 		dst = append(dst, s[start:])
 	}
-	return dst
+	return dst, true
 }
 
 // plainWords is the fast path of appendTokens, for the common shapes of text. At i starts a
@@ -432,9 +451,16 @@ func tokens13a(line string) []string {
 	return append13a(make([]string, 0, tokenCap(len(line))), line)
 }
 
-// append13a appends the tokens of sacrebleu's Tokenizer13a()(line).split() to dst.
+// append13a appends the tokens of sacrebleu's Tokenizer13a()(line).split() to dst. Most lines
+// have none of the bytes pre13a looks for, so the line is tokenized as it is, and only when
+// the tokenizer meets one of them (it leaves nothing unclassified) again after pre13a.
 func append13a(dst []string, line string) []string {
-	return scheme13a.appendTokens(dst, pre13a(line), true)
+	n := len(dst)
+	if out, ok := scheme13a.appendTokensTab(dst, line, true, &byteClasses13aRaw); ok {
+		return out
+	}
+	out, _ := scheme13a.appendTokensTab(dst[:n], pre13a(line), true, &byteClasses13a)
+	return out
 }
 
 // pre13a applies the language-independent part of Tokenizer13a: it deletes
