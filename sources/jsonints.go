@@ -77,7 +77,7 @@ func (d *JSONDecoder) DecodeInts(b []byte, out []int64) bool {
 
 // skipWS returns the index of the first byte at or after i that is not JSON whitespace.
 func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
 		i++
 	}
 	return i
