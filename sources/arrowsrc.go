@@ -2,11 +2,11 @@ package sources
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -14,7 +14,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/file"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
@@ -38,23 +37,46 @@ var errAllocTooLarge = errors.New("allocation larger than the file can justify")
 
 // limitAllocator refuses single allocations far larger than the file being decoded could
 // need, so that a corrupted length field becomes an error instead of exhausting memory.
+// When live is set, it also refuses allocations that would take the bytes allocated and not
+// yet freed past the limit: arrow/go's Parquet page reader holds the buffer of every page it
+// skips until it returns, so a corrupted column chunk of many small pages claiming large
+// sizes would otherwise exhaust memory one allowed allocation at a time. It is safe for
+// concurrent use (batches are released on any goroutine).
 type limitAllocator struct {
 	memory.Allocator
 	limit int
+	live  *atomic.Int64 // bytes allocated and not freed; nil: not counted
 }
 
 func (a limitAllocator) Allocate(size int) []byte {
-	if size < 0 || size > a.limit {
-		panic(fmt.Errorf("%w: %d bytes", errAllocTooLarge, size))
-	}
+	a.reserve(size, size)
 	return a.Allocator.Allocate(size)
 }
 
 func (a limitAllocator) Reallocate(size int, b []byte) []byte {
+	a.reserve(size, size-len(b))
+	return a.Allocator.Reallocate(size, b)
+}
+
+func (a limitAllocator) Free(b []byte) {
+	if a.live != nil {
+		a.live.Add(-int64(len(b)))
+	}
+	a.Allocator.Free(b)
+}
+
+// reserve panics with errAllocTooLarge unless an allocation of size bytes, growing the live
+// bytes by grow, is within the limit.
+func (a limitAllocator) reserve(size, grow int) {
 	if size < 0 || size > a.limit {
 		panic(fmt.Errorf("%w: %d bytes", errAllocTooLarge, size))
 	}
-	return a.Allocator.Reallocate(size, b)
+	if a.live != nil {
+		if live := a.live.Add(int64(grow)); live > int64(a.limit) {
+			a.live.Add(-int64(grow))
+			panic(fmt.Errorf("%w: %d bytes live", errAllocTooLarge, live))
+		}
+	}
 }
 
 func allocLimit(size int64) int {
@@ -145,6 +167,9 @@ func openArrowish(fi fileInfo, s *fileSource) (_ fileReader, err error) {
 		base = arrowBuffers
 	}
 	mem := limitAllocator{Allocator: base, limit: allocLimit(fi.size)}
+	if fi.format == FormatParquet {
+		mem.live = new(atomic.Int64)
+	}
 	where := "header"
 	defer func() {
 		if err != nil {
@@ -516,129 +541,3 @@ func (it *ipcStreamIter) next() (arrow.Record, error) {
 // where names the record batch being read or just returned.
 func (it *ipcStreamIter) where() string { return fmt.Sprintf("record batch %d", it.cur) }
 func (it *ipcStreamIter) close()        { it.r.Release() }
-
-// parquetIter reads a Parquet file row group by row group, in batches, decoding only the
-// columns of the requested fields.
-type parquetIter struct {
-	pf        *file.Reader
-	fr        *pqarrow.FileReader
-	leaves    []int // leaf columns of the requested fields
-	batchSize int64
-	rg        int // current row group
-	rr        pqarrow.RecordReader
-	left      int64 // rows of the current row group not yet returned (no-column mode)
-	got       int64 // rows of the current row group returned so far
-	empty     *arrow.Schema
-	other     map[string]bool // requested fields read as Other without decoding
-}
-
-func newParquetIter(pf *file.Reader, fields []string, batchSize int, mem memory.Allocator) (*parquetIter, error) {
-	bs := int64(max(batchSize, 1024))
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: bs}, mem)
-	if err != nil {
-		return nil, err
-	}
-	it := &parquetIter{pf: pf, fr: fr, batchSize: bs, rg: -1, empty: arrow.NewSchema(nil, nil)}
-	want := map[string]bool{}
-	for _, f := range fields {
-		want[f] = true
-	}
-	for i := range fr.Manifest.Fields {
-		sf := &fr.Manifest.Fields[i]
-		if !want[sf.Field.Name] {
-			continue
-		}
-		if hasStruct(sf.Field.Type) {
-			// pqarrow decodes struct children in goroutines, where a panic on corrupted
-			// data cannot be recovered. No metric accepts a struct: skip the column and
-			// report its values as Other.
-			if it.other == nil {
-				it.other = map[string]bool{}
-			}
-			it.other[sf.Field.Name] = true
-			continue
-		}
-		it.leaves = appendLeaves(it.leaves, sf)
-	}
-	return it, nil
-}
-
-// hasStruct reports whether dt is or holds a struct (maps are lists of structs).
-func hasStruct(dt arrow.DataType) bool {
-	switch t := dt.(type) {
-	case *arrow.StructType, *arrow.MapType:
-		return true
-	case arrow.ListLikeType:
-		return hasStruct(t.Elem())
-	}
-	return false
-}
-
-func (it *parquetIter) otherFields() map[string]bool { return it.other }
-
-func appendLeaves(dst []int, f *pqarrow.SchemaField) []int {
-	if len(f.Children) == 0 { // group nodes have ColIndex 0, not -1: IsLeaf cannot tell
-		return append(dst, f.ColIndex)
-	}
-	for i := range f.Children {
-		dst = appendLeaves(dst, &f.Children[i])
-	}
-	return dst
-}
-
-func (it *parquetIter) next() (arrow.Record, error) {
-	for {
-		if it.rr == nil && it.left == 0 {
-			it.rg++
-			if it.rg >= it.pf.NumRowGroups() {
-				return nil, io.EOF
-			}
-			rows := it.pf.MetaData().RowGroup(it.rg).NumRows()
-			if rows < 0 {
-				return nil, fmt.Errorf("%w: row count %d", ErrCorrupt, rows)
-			}
-			if len(it.leaves) == 0 {
-				it.left = rows
-				continue
-			}
-			rr, err := it.fr.GetRecordReader(context.Background(), it.leaves, []int{it.rg})
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
-			}
-			it.rr, it.got = rr, 0
-		}
-		if it.rr == nil {
-			// No requested column exists: rows are all Missing.
-			n := min(it.left, it.batchSize)
-			it.left -= n
-			return array.NewRecord(it.empty, nil, n), nil
-		}
-		if it.rr.Next() {
-			rec := it.rr.Record()
-			rec.Retain()
-			it.got += rec.NumRows()
-			return rec, nil
-		}
-		err := it.rr.Err()
-		it.rr.Release()
-		it.rr = nil
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
-		}
-		// pqarrow v15 ends a column early, without an error, when a page cannot be
-		// decoded: a short row group is a corrupt one.
-		if want := it.pf.MetaData().RowGroup(it.rg).NumRows(); it.got != want {
-			return nil, fmt.Errorf("%w: read %d of the row group's %d rows", ErrCorrupt, it.got, want)
-		}
-	}
-}
-
-func (it *parquetIter) where() string { return fmt.Sprintf("row group %d", max(it.rg, 0)) }
-
-func (it *parquetIter) close() {
-	if it.rr != nil {
-		it.rr.Release()
-		it.rr = nil
-	}
-	it.pf.Close()
-}

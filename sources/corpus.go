@@ -18,8 +18,6 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
-	"github.com/apache/arrow/go/v15/parquet"
-	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 )
 
 // corpusChunk is how many rows WriteCorpus puts in one Arrow record batch or Parquet row
@@ -142,6 +140,11 @@ func writeCorpusChunks(path string, names []string, types map[string]colType, n,
 	switch format {
 	case FormatJSONL:
 		err = writeJSONL(f, strings.HasSuffix(strings.ToLower(path), ".gz"), names, types, n, chunk, next)
+	case FormatParquet:
+		bw := bufio.NewWriterSize(f, 256<<10)
+		if err = writeParquetCorpus(bw, names, types, n, chunk, next); err == nil {
+			err = bw.Flush()
+		}
 	default:
 		err = writeArrowCorpus(f, format, names, types, n, chunk, next)
 	}
@@ -530,7 +533,7 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// --- Arrow and Parquet ----------------------------------------------------------------------
+// --- Arrow (Parquet is in parquetwrite.go) ---------------------------------------------
 
 func arrowType(t colType) arrow.DataType {
 	switch t {
@@ -570,13 +573,6 @@ func writeArrowCorpus(f *os.File, format string, names []string, types map[strin
 		write, closeW = w.Write, w.Close
 	case FormatArrows:
 		w := ipc.NewWriter(bw, ipc.WithSchema(schema), ipc.WithAllocator(mem))
-		write, closeW = w.Write, w.Close
-	case FormatParquet:
-		props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(int64(max(chunk, 1))), parquet.WithAllocator(mem))
-		w, err := pqarrow.NewFileWriter(schema, bw, props, pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem)))
-		if err != nil {
-			return err
-		}
 		write, closeW = w.Write, w.Close
 	default:
 		return fmt.Errorf("%w %q", ErrFormat, format)

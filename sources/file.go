@@ -288,9 +288,8 @@ type fileSource struct {
 // batch never spans two Arrow record batches (row groups' record batches for Parquet).
 // Decoded records are the same in every mode.
 //
-// Parquet columns holding structs (struct, map, list<struct>) are not decoded (pqarrow
-// decodes struct children in goroutines, beyond the reach of recover): their values are
-// Other, null slots included.
+// Parquet columns holding structs (struct, map, list<struct>) are not decoded (no metric
+// accepts one): their values are Other, null slots included.
 func OpenFiles(c FileConfig, fields []string, batchSize int, maxRecordBytes int) (pipeline.Source, error) {
 	return openFiles(c, fields, batchSize, maxRecordBytes, memory.DefaultAllocator)
 }

@@ -1,0 +1,94 @@
+package sources
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/compress"
+	"github.com/apache/arrow/go/v15/parquet/schema"
+	"github.com/stretchr/testify/require"
+)
+
+// parquetFuzzSeeds returns small valid Parquet files: a corpus of two-row row groups (our
+// writer), the Parquet-able typeCases (pqarrow's writer) and the legacy list forms (data
+// pages v1 and, compressed, v2).
+func parquetFuzzSeeds(f testing.TB) [][]byte {
+	dir := f.TempDir()
+	var paths []string
+	p := filepath.Join(dir, "corpus.parquet")
+	if err := writeCorpus(p, testCorpus(4, 7), 2); err != nil {
+		f.Fatal(err)
+	}
+	paths = append(paths, p)
+	var cases []typeCase
+	for _, c := range typeCases {
+		if c.parquet {
+			cases = append(cases, c)
+		}
+	}
+	rec := allTypesRecord(f, memory.NewGoAllocator(), cases, 1)
+	defer rec.Release()
+	p = filepath.Join(dir, "types.parquet")
+	writeArrowFile(f, p, FormatParquet, rec)
+	paths = append(paths, p)
+	var nodes schema.FieldList
+	var cols []rawColumn
+	for _, c := range legacyColumns {
+		nodes = append(nodes, c.node)
+		cols = append(cols, c.cols...)
+	}
+	root := schema.MustGroup(schema.NewGroupNode("schema", req, nodes, -1))
+	for i, opts := range [][]parquet.WriterProperty{nil, {parquet.WithDataPageVersion(parquet.DataPageV2), parquet.WithCompression(compress.Codecs.Snappy)}} {
+		p = filepath.Join(dir, fmt.Sprintf("legacy%d.parquet", i))
+		writeRawParquet(f, p, root, cols, 1, 2, opts...)
+		paths = append(paths, p)
+	}
+	var out [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// FuzzParquetFile feeds arbitrary bytes as a Parquet file: a clean read or an error naming
+// the file and wrapping ErrCorrupt; never a panic, a hang or an allocation the file cannot
+// justify.
+func FuzzParquetFile(f *testing.F) {
+	for _, s := range parquetFuzzSeeds(f) {
+		f.Add(s)
+	}
+	fields := []string{"prediction", "references", "tokens", "label", "score", "scores", "ok", "maybe"}
+	for _, c := range typeCases {
+		fields = append(fields, c.name)
+	}
+	for _, c := range legacyColumns {
+		fields = append(fields, c.node.Name())
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, fmt.Sprintf("f%d.parquet", os.Getpid()))
+		require.NoError(t, os.WriteFile(p, data, 0o644))
+		done := make(chan error, 1)
+		go func() { done <- readAllErr(p, fields) }()
+		select {
+		case err := <-done:
+			if err != nil {
+				require.Contains(t, err.Error(), p)
+				require.ErrorIs(t, err, ErrCorrupt)
+			}
+		case <-time.After(20 * time.Second):
+			stacks := make([]byte, 1<<20)
+			t.Fatalf("reading %d bytes hangs:\n%s", len(data), stacks[:runtime.Stack(stacks, true)])
+		}
+	})
+}
