@@ -4,7 +4,8 @@
 Called by compare.sh (which builds evalstream and provides a venv with sacrebleu 2.6.0,
 rouge-score 0.1.2, nltk, numpy and pyarrow). Every timing is the wall time of a whole process
 (interpreter or binary start, reading the input, scoring, printing), best of --runs, measured
-one process at a time on the same machine; peak RSS comes from the kernel (wait4).
+one process at a time on the same machine, evalstream's runs in turns between the reference
+runs; peak RSS comes from the kernel (wait4).
 """
 
 import argparse
@@ -123,11 +124,6 @@ def run_once(cmd, env=None):
     return Run(elapsed, ru.ru_maxrss * 1024, stdout)
 
 
-def best_of(cmd, runs, env=None):
-    results = [run_once(cmd, env) for _ in range(runs)]
-    return min(results, key=lambda r: r.seconds), results
-
-
 def evalstream_values(out):
     res = json.loads(out)
     return {name: m.get("value") for name, m in res["metrics"].items()}
@@ -165,7 +161,10 @@ def main():
     runs = 1 if args.quick else args.runs
     # evalstream's runs take a tenth of a second, where a burst of other activity on the
     # machine (or a slow scheduling tick) weighs most: they get at least 10 tries.
-    es_runs = runs if args.quick else max(runs, 10)
+    # evalstream runs in turns between the reference runs (es_per after each), so that the
+    # machine's speed drift, up to 20% within an hour here, weighs on both tools alike.
+    es_per = 1 if args.quick else -(-max(runs, 10) // runs)
+    es_runs = es_per * runs
     os.makedirs(work, exist_ok=True)
     scripts = {}
     for name, text in [("ref_bleu.py", REF_BLEU), ("ref_rouge.py", REF_ROUGE), ("ref_classify.py", REF_CLASSIFY), ("gen_arrow.py", GEN_ARROW)]:
@@ -200,7 +199,7 @@ def main():
     print(f"machine: {platform.system()} {platform.machine()}, {os.cpu_count()} CPUs ({cpu}); {ver}; Python {platform.python_version()}")
     print(f"references: sacrebleu {sacrebleu.__version__}, rouge-score {rs_version}, nltk {nltk.__version__}, numpy {numpy.__version__}, pyarrow {pyarrow.__version__}")
     print(f"method: wall time of each whole process (start, read, score, print), best of {runs} runs of a reference tool "
-          f"and best of {es_runs} of evalstream; one process at a time\n")
+          f"and best of {es_runs} of evalstream, in turns ({es_per} after each reference run); one process at a time\n")
 
     # Inputs.
     wmt = args.wmt
@@ -228,8 +227,12 @@ def main():
     rows = []
 
     def compare(task, target, ref_cmd, ref_name, es_cmd, check):
-        ref, _ = best_of(ref_cmd, runs)
-        mine, _ = best_of(es_cmd, es_runs)
+        refs, mines = [], []
+        for _ in range(runs):
+            refs.append(run_once(ref_cmd))
+            mines += [run_once(es_cmd) for _ in range(es_per)]
+        ref = min(refs, key=lambda r: r.seconds)
+        mine = min(mines, key=lambda r: r.seconds)
         ratio = ref.seconds / mine.seconds
         ok_scores, detail = check(ref.out, mine.out)
         rows.append((task, ref_name, ref.seconds, mine.seconds, ratio, target, ok_scores, detail))
@@ -286,13 +289,14 @@ def main():
     nt, ns = (20_000, 4_000) if args.quick else (200_000, 40_000)
     big_trans = gen_corpus("bleu", nt, os.path.join(work, f"translation-{nt}.jsonl"))
     big_sum = gen_corpus("rouge", ns, os.path.join(work, f"summaries-{ns}.jsonl"))
-    print(f"scaling: throughput with 2 workers / 1 worker (evalstream bench --workers 1,2, best of 5 each, alternating; "
+    scaling_runs = 1 if args.quick else 10
+    print(f"scaling: throughput with 2 workers / 1 worker (evalstream bench --workers 1,2, best of {scaling_runs} each, alternating; "
           f"{nt} generated translation records, {ns} generated summaries; target >= 1.7x)")
     scaling = [("BLEU", big_trans, ["--metric", "bleu"]), ("chrF", big_trans, ["--metric", "chrf"]),
                ("ROUGE-1/2/L/Lsum stem", big_sum, [a for m in rouge_metrics for a in ("--metric", m)]),
                ("all six text metrics", big_trans, ["--metric", "bleu", "--metric", "chrf"] + [a for m in rouge_metrics for a in ("--metric", m)])]
     for name, path, metric_args in scaling:
-        out = run_once([es, "bench", "--input", path, "--score-only", "--workers", "1,2", "--repeat", "1" if args.quick else "5", "--json"] + metric_args).out
+        out = run_once([es, "bench", "--input", path, "--score-only", "--workers", "1,2", "--repeat", str(scaling_runs), "--json"] + metric_args).out
         rep = json.loads(out)
         r1, r2 = rep["runs"][0], rep["runs"][1]
         print(f"  {name:28} {r1['records_per_s']:12.0f} -> {r2['records_per_s']:12.0f} records/s  {rep['scaling']:.2f}x  "

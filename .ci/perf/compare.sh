@@ -10,8 +10,9 @@
 # --wmt: the WMT17 newstest2017 en-de outputs (JSONL, .gz allowed; fields prediction and
 #        references). Default: ../shared/data/wmt17/newstest2017-en-de.jsonl.gz when it
 #        exists, else a generated translation corpus of the same size.
-# --runs N: best of N runs of each reference command, and of max(N, 10) runs of each
-# evalstream command (default 3; evalstream: at least 10). --quick: 1 run, smaller corpora, no 20x memory runs.
+# --runs N: best of N runs of each reference command, and of about max(N, 10) runs of each
+# evalstream command, run in turns between them so that the machine's speed drift weighs on
+# both alike (default 3: 12 evalstream runs). --quick: 1 run, smaller corpora, no 20x memory runs.
 # --keep: keep the large corpora generated for the memory runs.
 # --no-kafka: skip the Kafka section (bounded consume+score against the raw kafka-go fetch
 # rate, on a real broker: $EVALSTREAM_KAFKA_BROKERS, else one started for the run).
