@@ -382,9 +382,33 @@ type safeMessageReader struct {
 	bodies memory.Allocator
 	// mapped, when set, holds the file: the stream is mapped[pos:pos+left] and bodies are
 	// slices of it (no copy); cnt counts the bytes consumed, for progress.
-	mapped *mappedFile
-	pos    int64
-	cnt    *countFile
+	mapped  *mappedFile
+	pos     int64
+	cnt     *countFile
+	dropped int64 // position of the last dropConsumed that dropped pages
+}
+
+const (
+	// dropEvery is how far the mapped stream is read between two dropConsumed calls that
+	// do drop pages: dropping costs a system call and a TLB flush.
+	dropEvery = 256 << 10
+	// faultAround is how far behind a faulting address the kernel may map pages of the
+	// page cache along with it (fault-around, 64 KiB by default; never beyond the
+	// 2 MiB that one page table covers): reading the next message's header maps pages
+	// of the body before it again, after they were dropped.
+	faultAround = 2 << 20
+)
+
+// dropConsumed releases the pages of the mapped stream that lie before the current
+// position. It is called once arrow has built the record of the last message: arrow/go v15
+// copies every buffer out of a message body, so nothing reads those pages again (and if a
+// newer arrow aliased them, a dropped page would be read back from the page cache).
+func (m *safeMessageReader) dropConsumed() {
+	if m.mapped == nil || m.pos-m.dropped < dropEvery {
+		return
+	}
+	dropPages(m.mapped.data, max(0, m.dropped-faultAround), m.pos)
+	m.dropped = m.pos
 }
 
 func newSafeMessageReader(r io.Reader, size int64, mem memory.Allocator) *safeMessageReader {

@@ -6,12 +6,12 @@ import (
 )
 
 // mappedFile is a read-only memory map of an Arrow IPC file (or stream). Message bodies are
-// handed to arrow as slices of the map instead of being copied into the heap, as pyarrow's
-// memory_map does: the columns of a large classification file are then read once, straight
-// from the page cache. The map lives until the reader is closed and every body is released
-// (the bodies' arrow buffers free themselves through Free, which also drops the body's pages
-// from the process, so the resident memory does not grow with the file). Reading a mapped
-// file that is truncated meanwhile would fault: inputs must not be modified while read.
+// handed to arrow as slices of the map instead of being read into the heap first, as
+// pyarrow's memory_map does. arrow/go v15 copies every column buffer out of a body
+// (ipcSource.buffer), so the reader drops the pages behind it as it goes
+// (safeMessageReader.dropConsumed) and the resident memory does not grow with the file. The
+// map lives until the reader is closed and arrow has freed every body. Reading a mapped file
+// that is truncated meanwhile would fault: inputs must not be modified while read.
 type mappedFile struct {
 	data []byte
 	refs atomic.Int64 // the reader's, plus one per live body
@@ -46,9 +46,5 @@ func (m *mappedFile) Reallocate(size int, b []byte) []byte {
 	panic("sources: allocation from a mapped file")
 }
 
-// Free is called by arrow when the last array aliasing a body is released: the body's whole
-// pages leave the process (the page cache keeps them) and the reference is dropped.
-func (m *mappedFile) Free(b []byte) {
-	dropPages(m.data, b)
-	m.release()
-}
+// Free is called by arrow when it releases a body.
+func (m *mappedFile) Free(b []byte) { m.release() }

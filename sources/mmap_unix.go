@@ -4,7 +4,6 @@ package sources
 
 import (
 	"os"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,19 +22,13 @@ func mmapFile(f *os.File, size int64) []byte {
 
 func munmapFile(data []byte) { _ = unix.Munmap(data) }
 
-// dropPages releases the pages b (a slice of data) lies on, including the ones it shares
-// with its neighbours (message metadata, the next body): on a shared file mapping that is
-// harmless, a page still in use is read again from the page cache on its next access. So the
-// resident pages of the map stay those of the bodies in use.
-func dropPages(data, b []byte) {
-	if len(b) == 0 || len(data) == 0 {
-		return
-	}
-	page := uintptr(os.Getpagesize())
-	base := uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-	start := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - base
-	end := start + uintptr(len(b))
-	lo, hi := start/page*page, min((end+page-1)/page*page, uintptr(len(data)))
+// dropPages releases the whole pages of data[lo:hi] from the process. On a shared file
+// mapping that is harmless: a page used again is read back from the page cache on its next
+// access.
+func dropPages(data []byte, lo, hi int64) {
+	page := int64(os.Getpagesize())
+	lo = (lo + page - 1) / page * page
+	hi = min(hi/page*page, int64(len(data)))
 	if hi > lo {
 		_ = unix.Madvise(data[lo:hi], unix.MADV_DONTNEED)
 	}
