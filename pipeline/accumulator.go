@@ -115,12 +115,14 @@ type Folder struct {
 	// contiguous and in role order (examples then alias the record), else -1.
 	span    []int
 	colBufs [][][]int64 // per metric: its role columns, for FoldColumns
+	memo    core.Memo   // shared by the metrics of the record being folded
 }
 
 // NewFolder returns a folder for the plan.
 func NewFolder(p *Plan) *Folder {
 	f := &Folder{plan: p, examples: make([]core.Example, len(p.Metrics)), span: make([]int, len(p.Metrics))}
 	for i := range f.examples {
+		f.examples[i].Memo = &f.memo
 		f.span[i] = contiguous(p.roleIdx[i])
 		if f.span[i] < 0 {
 			f.examples[i].Values = make([]core.Value, len(p.roleIdx[i]))
@@ -260,6 +262,7 @@ func (f *Folder) FoldColumns(acc *Accumulator, c *Columns) bool {
 
 // Add folds a record that passed Check into acc, weight times.
 func (f *Folder) Add(acc *Accumulator, rec *Record, weight int64) {
+	f.memo.Next()
 	acc.Records += weight
 	var slice *Slice
 	if len(f.plan.sliceIdx) > 0 {

@@ -284,6 +284,8 @@ func sendChunk(ctx context.Context, chunks chan chunk, out chunk) error {
 	}
 }
 
+// scoreRow computes the sentence scores of the record just folded by f.Add (whose memo
+// entries it reuses).
 func (f *Folder) scoreRow(rec *Record, idField int) ExampleRow {
 	row := ExampleRow{Seq: rec.Seq, Pos: rec.Pos, Scores: make([]*float64, len(f.plan.Metrics))}
 	if idField >= 0 {

@@ -71,6 +71,8 @@ type Example struct {
 	// UTF8Checked promises that every string in Values is valid UTF-8: the source validated
 	// them (the JSON decoders do), so metrics need not validate them again.
 	UTF8Checked bool
+	// Memo, when set, is shared by the metrics the record is folded into (see Memo).
+	Memo *Memo
 }
 
 // FromJSON converts a value decoded by encoding/json (with UseNumber) or a Go literal into a

@@ -19,6 +19,8 @@ type textOpts struct {
 	fn    tokenize.AppendFunc // nil for "rouge", which goes through a tokenize.RougeTokenizer
 	stem  bool                // Porter stemming inside the rouge tokenizer
 	lower bool                // Python str.lower() before tokenizing (and on pre-tokenized tokens)
+	// memoKey names the token ids of an example loaded with these options in a core.Memo.
+	memoKey string
 }
 
 // readTextOpts reads `tokenize`, `stem` and (when withLower) `lowercase`.
@@ -37,6 +39,7 @@ func readTextOpts(o *core.Options, defTok string, withLower bool) textOpts {
 	if withLower {
 		t.lower = o.Bool("lowercase", false)
 	}
+	t.memoKey = "rouge.load" + t.signature()
 	return t
 }
 

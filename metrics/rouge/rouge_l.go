@@ -93,7 +93,7 @@ func (m *RougeL) SentenceScore(ex *core.Example) (float64, bool) {
 
 // example scores one checked example: one LCS per reference, combined per multiref.
 func (m *RougeL) example(ex *core.Example, sc *scratch) (prf, triple) {
-	sc.load(m.text, ex.Values[0], ex.Values[1])
+	sc.load(m.text, ex)
 	cand := sc.at(0)
 	sc.lcs.load(cand, sc.kc)
 	for j := 1; j < len(sc.ends); j++ {

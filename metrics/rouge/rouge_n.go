@@ -114,7 +114,7 @@ func (m *RougeN) SentenceScore(ex *core.Example) (float64, bool) {
 
 // example scores one checked example.
 func (m *RougeN) example(ex *core.Example, sc *scratch) (prf, triple) {
-	sc.load(m.text, ex.Values[0], ex.Values[1])
+	sc.load(m.text, ex)
 	k := sc.ngrams(m.n)
 	cnt, rcnt := sc.counts(k)
 	cand := sc.gram(0)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/internal/goldentest"
@@ -373,4 +374,83 @@ func TestDocs(t *testing.T) {
 		require.NotEmpty(t, d.Memory)
 		require.NotEmpty(t, d.Invalid)
 	}
+}
+
+// Metrics that share a core.Memo reuse each other's token ids only for the same values of
+// the same record with the same text options, and give exactly the results of unshared runs.
+func TestSharedLoad(t *testing.T) {
+	specs := []struct {
+		typ  string
+		opts map[string]any
+	}{
+		{"rouge_n", map[string]any{"n": 1, "stem": true}},
+		{"rouge_n", map[string]any{"n": 2, "stem": true}},
+		{"rouge_l", map[string]any{"compat": "rouge-score", "stem": true}},
+		{"rouge_n", map[string]any{"n": 1}}, // no stemming: must not take the stemmed ids
+		{"rouge_l", map[string]any{"compat": "rouge-score", "stem": true, "lowercase": true}},
+		{"rouge_l", map[string]any{}}, // whitespace tokens
+	}
+	recs := []rec{
+		{"The cats were running home", []any{"the cat runs home", "Cats were running"}},
+		{"a b c d", []any{"a b d c"}},
+		{"Running dogs ran", "dogs run"},
+		{"", []any{"x"}},
+		{"The cats were running home", []any{"the cat runs home", "Cats were running"}},
+	}
+	ms := make([]core.Metric, len(specs))
+	for i, s := range specs {
+		ms[i] = build(t, s.typ, s.opts)
+	}
+	// Unshared: each metric alone.
+	var want []core.Result
+	for _, m := range ms {
+		want = append(want, run(t, m, recs))
+	}
+	// Shared: one memo, and after each metric's record a record with the same references but
+	// another prediction (other memory, other content), folded into other states.
+	var memo core.Memo
+	states := make([]core.State, len(ms))
+	other := make([]core.State, len(ms))
+	for i, m := range ms {
+		states[i], other[i] = m.NewState(), m.NewState()
+	}
+	exs := examples(ms[0], recs)
+	alts := make([]core.Example, len(exs))
+	for k := range exs {
+		alts[k] = core.Example{Values: []core.Value{{Kind: core.String, Str: "Cats ran home"}, exs[k].Values[1]}}
+	}
+	for k := range exs {
+		memo.Next()
+		for i := range ms {
+			ex, alt := exs[k], alts[k]
+			ex.Memo, alt.Memo = &memo, &memo
+			states[i].Add(&ex, 1)
+			other[i].Add(&alt, 1)
+		}
+	}
+	for i, m := range ms {
+		require.Equal(t, want[i], states[i].Result(), "%s %v", specs[i].typ, specs[i].opts)
+		alone := m.NewState()
+		for k := range alts {
+			alone.Add(&alts[k], 1)
+		}
+		require.Equal(t, alone.Result(), other[i].Result(), "%s %v (other values)", specs[i].typ, specs[i].opts)
+	}
+
+	// Buffers are recycled: the next record's values may occupy the memory of the last
+	// one's. After Next, the entry stored for the last record is not reused.
+	m := ms[0]
+	var memo2 core.Memo
+	buf := []byte("alpha beta")
+	vals := []core.Value{{Kind: core.String, Str: unsafe.String(&buf[0], len(buf))}, {Kind: core.StringList, Strs: []string{"alpha beta"}}}
+	st := m.NewState()
+	memo2.Next()
+	st.Add(&core.Example{Values: vals, Memo: &memo2}, 1)
+	memo2.Next()
+	copy(buf, "gamma delt")
+	st.Add(&core.Example{Values: vals, Memo: &memo2}, 1)
+	fresh := m.NewState()
+	fresh.Add(&core.Example{Values: []core.Value{{Kind: core.String, Str: "alpha beta"}, {Kind: core.StringList, Strs: []string{"alpha beta"}}}}, 1)
+	fresh.Add(&core.Example{Values: []core.Value{{Kind: core.String, Str: "gamma delt"}, {Kind: core.StringList, Strs: []string{"alpha beta"}}}}, 1)
+	require.Equal(t, fresh.Result(), st.Result())
 }

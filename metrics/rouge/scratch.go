@@ -1,6 +1,8 @@
 package rouge
 
 import (
+	"unsafe"
+
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
@@ -16,6 +18,8 @@ type scratch struct {
 	seq  []int32                  // token ids: the candidate's, then each reference's (or each sentence's)
 	ends []int                    // ends[i] is the end offset in seq of sequence i
 	kc   int                      // distinct candidate tokens: the candidate's ids are 0..kc-1
+	// distinct is the number of distinct tokens after load (ids are 0..distinct-1).
+	distinct int
 
 	lcs bitLCS
 	tab lcsTable
@@ -67,13 +71,64 @@ func (sc *scratch) at(i int) []int32 {
 }
 
 // load interns the candidate (sequence 0) and every reference (sequences 1..k) of a checked
-// example.
-func (sc *scratch) load(t textOpts, pred, refs core.Value) {
+// example, or copies them from ex.Memo when a metric with the same text options loaded the
+// same values of the record.
+func (sc *scratch) load(t textOpts, ex *core.Example) {
+	pred, refs := ex.Values[0], ex.Values[1]
+	id := loadedID{pred: identify(pred), refs: identify(refs)}
+	v, current := ex.Memo.Lookup(t.memoKey)
+	l, _ := v.(*loaded)
+	if current && l != nil && l.id == id {
+		sc.reset()
+		sc.seq = append(sc.seq, l.seq...)
+		sc.ends = append(sc.ends, l.ends...)
+		sc.kc, sc.distinct = l.kc, l.distinct
+		return
+	}
 	sc.reset()
 	sc.push(t.predTokens(sc, pred))
 	sc.kc = sc.in.n()
 	for i, n := 0, textinput.Count(refs); i < n; i++ {
 		sc.push(t.refTokens(sc, refs, i))
+	}
+	sc.distinct = sc.in.n()
+	if ex.Memo != nil {
+		if l == nil {
+			l = new(loaded)
+		}
+		l.id, l.kc, l.distinct = id, sc.kc, sc.distinct
+		l.seq = append(l.seq[:0], sc.seq...)
+		l.ends = append(l.ends[:0], sc.ends...)
+		ex.Memo.Store(t.memoKey, l)
+	}
+}
+
+// loaded is what load stores in a core.Memo: the token ids of one example.
+type loaded struct {
+	id           loadedID
+	seq          []int32
+	ends         []int
+	kc, distinct int
+}
+
+// loadedID identifies the prediction and references values of a record by the memory they
+// occupy (not by content, which would cost as much as tokenizing): two metrics of the record
+// that read the same fields see the same memory. Addresses only, so that nothing of the
+// record is kept alive; a Memo entry is only used for the record it was stored for.
+type loadedID struct{ pred, refs valueID }
+
+type valueID struct {
+	kind                core.Kind
+	str, strs, lists    uintptr
+	nStr, nStrs, nLists int
+}
+
+func identify(v core.Value) valueID {
+	return valueID{
+		kind: v.Kind,
+		str:  uintptr(unsafe.Pointer(unsafe.StringData(v.Str))), nStr: len(v.Str),
+		strs: uintptr(unsafe.Pointer(unsafe.SliceData(v.Strs))), nStrs: len(v.Strs),
+		lists: uintptr(unsafe.Pointer(unsafe.SliceData(v.Lists))), nLists: len(v.Lists),
 	}
 }
 
@@ -83,7 +138,7 @@ func (sc *scratch) load(t textOpts, pred, refs core.Value) {
 func (sc *scratch) ngrams(n int) int {
 	sc.gramN = n
 	if n == 1 {
-		return sc.in.n()
+		return sc.distinct
 	}
 	for len(sc.levels) < n-1 {
 		sc.levels = append(sc.levels, u64Interner{})
