@@ -78,19 +78,18 @@ func (m *RougeLsum) pushSentences(sc *scratch, s string) int {
 	return n
 }
 
-// example scores one checked example.
-func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
+// pushAll loads the sentences of the prediction and of each reference with a tokenizer
+// other than rouge's: it returns the number of prediction sentences and the sentence ranges
+// of each reference, [bounds[j], bounds[j+1]).
+func (m *RougeLsum) pushAll(sc *scratch, pred, refs core.Value) (np int, bounds []int) {
 	sc.reset()
-	pred, refs := ex.Values[0], ex.Values[1]
-	var np int
 	if pred.Kind == core.StringList {
 		sc.push(m.text.tokens(pred.Strs))
 		np = 1
 	} else {
 		np = m.pushSentences(sc, pred.Str)
 	}
-	// Sentence ranges of each reference: [bounds[j], bounds[j+1]).
-	bounds := append(sc.bounds[:0], np)
+	bounds = append(sc.bounds[:0], np)
 	for j, k := 0, textinput.Count(refs); j < k; j++ {
 		switch refs.Kind {
 		case core.String:
@@ -102,8 +101,26 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		}
 		bounds = append(bounds, len(sc.ends))
 	}
+	sc.distinct = sc.in.n()
+	return np, bounds
+}
+
+// example scores one checked example.
+func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
+	var np int
+	var bounds []int
+	if m.text.fn == nil {
+		// The rouge tokenizer: load's lines are the sentences (and rouge_n and rouge_l
+		// share them through ex.Memo).
+		sc.load(m.text, ex)
+		np = sc.textLines[0]
+		bounds = append(sc.bounds[:0], sc.textLines...)
+		sc.ends = append(sc.ends[:0], sc.lines...)
+	} else {
+		np, bounds = m.pushAll(sc, ex.Values[0], ex.Values[1])
+	}
 	sc.bounds = bounds
-	k := sc.in.n()
+	k := sc.distinct
 	// Token pools: the prediction's counts (kept), then working copies per reference.
 	poolP := zeroed(sc.cnt, k)
 	predTokens := int64(0)

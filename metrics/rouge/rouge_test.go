@@ -389,9 +389,12 @@ func TestSharedLoad(t *testing.T) {
 		{"rouge_n", map[string]any{"n": 1}}, // no stemming: must not take the stemmed ids
 		{"rouge_l", map[string]any{"compat": "rouge-score", "stem": true, "lowercase": true}},
 		{"rouge_l", map[string]any{}}, // whitespace tokens
+		{"rouge_lsum", map[string]any{"stem": true}},
+		{"rouge_lsum", map[string]any{"tokenize": "whitespace"}},
 	}
 	recs := []rec{
 		{"The cats were running home", []any{"the cat runs home", "Cats were running"}},
+		{"Cats ran.\nThe dogs ran home\n\n...\nhome", []any{"the cat runs home\ndogs", "\n", "Cats\nwere running"}},
 		{"a b c d", []any{"a b d c"}},
 		{"Running dogs ran", "dogs run"},
 		{"", []any{"x"}},
@@ -453,4 +456,35 @@ func TestSharedLoad(t *testing.T) {
 	fresh.Add(&core.Example{Values: []core.Value{{Kind: core.String, Str: "alpha beta"}, {Kind: core.StringList, Strs: []string{"alpha beta"}}}}, 1)
 	fresh.Add(&core.Example{Values: []core.Value{{Kind: core.String, Str: "gamma delt"}, {Kind: core.StringList, Strs: []string{"alpha beta"}}}}, 1)
 	require.Equal(t, fresh.Result(), st.Result())
+}
+
+// The rouge tokenizer never joins characters across a newline, so tokenizing a text line by
+// line (what load does, for rougeLsum's sentences) gives the tokens of the whole text.
+func TestRougeTokensByLine(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	pieces := []string{"The", "cats", "RUNNING", "ran", "a", "b1", "42", "Σ", "ΑΣ", "İstanbul", "K", "ﬁne", "naïve", "--", "'", ".", " ", "  ", "\n", "\n\n", "\r\n", "\t", "é", "Ⅻ"}
+	for _, stem := range []bool{false, true} {
+		for _, lower := range []bool{false, true} {
+			opts := textOpts{name: "rouge", stem: stem, lower: lower}
+			var sc scratch
+			for n := 0; n < 3000; n++ {
+				var b strings.Builder
+				for k := rng.Intn(12); k >= 0; k-- {
+					b.WriteString(pieces[rng.Intn(len(pieces))])
+					if rng.Intn(2) == 0 {
+						b.WriteByte(' ')
+					}
+				}
+				text := b.String()
+				whole := append([]string(nil), opts.text(&sc, text)...)
+				var byLine []string
+				for _, line := range strings.Split(text, "\n") {
+					if line != "" {
+						byLine = append(byLine, opts.text(&sc, line)...)
+					}
+				}
+				require.Equal(t, whole, byLine, "%q stem %v lower %v", text, stem, lower)
+			}
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package rouge
 
 import (
+	"strings"
 	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -20,6 +21,9 @@ type scratch struct {
 	kc   int                      // distinct candidate tokens: the candidate's ids are 0..kc-1
 	// distinct is the number of distinct tokens after load (ids are 0..distinct-1).
 	distinct int
+	// After load with the rouge tokenizer: lines[k] is the end offset in seq of line k of
+	// the texts, textLines[i] the number of lines of texts 0..i (-1 with other tokenizers).
+	lines, textLines []int
 
 	lcs bitLCS
 	tab lcsTable
@@ -46,6 +50,8 @@ func (sc *scratch) reset() {
 	}
 	sc.seq = sc.seq[:0]
 	sc.ends = sc.ends[:0]
+	sc.lines = sc.lines[:0]
+	sc.textLines = sc.textLines[:0]
 	sc.triples = sc.triples[:0]
 }
 
@@ -72,24 +78,26 @@ func (sc *scratch) at(i int) []int32 {
 
 // load interns the candidate (sequence 0) and every reference (sequences 1..k) of a checked
 // example, or copies them from ex.Memo when a metric with the same text options loaded the
-// same values of the record.
+// same values of the record. With the rouge tokenizer it also records the lines of each
+// text (rougeLsum's sentences): see pushText.
 func (sc *scratch) load(t textOpts, ex *core.Example) {
 	pred, refs := ex.Values[0], ex.Values[1]
 	id := loadedID{pred: identify(pred), refs: identify(refs)}
 	v, current := ex.Memo.Lookup(t.memoKey)
 	l, _ := v.(*loaded)
+	sc.reset()
 	if current && l != nil && l.id == id {
-		sc.reset()
 		sc.seq = append(sc.seq, l.seq...)
 		sc.ends = append(sc.ends, l.ends...)
+		sc.lines = append(sc.lines, l.lines...)
+		sc.textLines = append(sc.textLines, l.textLines...)
 		sc.kc, sc.distinct = l.kc, l.distinct
 		return
 	}
-	sc.reset()
-	sc.push(t.predTokens(sc, pred))
+	sc.pushValue(t, pred, true, 0)
 	sc.kc = sc.in.n()
 	for i, n := 0, textinput.Count(refs); i < n; i++ {
-		sc.push(t.refTokens(sc, refs, i))
+		sc.pushValue(t, refs, false, i)
 	}
 	sc.distinct = sc.in.n()
 	if ex.Memo != nil {
@@ -99,16 +107,71 @@ func (sc *scratch) load(t textOpts, ex *core.Example) {
 		l.id, l.kc, l.distinct = id, sc.kc, sc.distinct
 		l.seq = append(l.seq[:0], sc.seq...)
 		l.ends = append(l.ends[:0], sc.ends...)
+		l.lines = append(l.lines[:0], sc.lines...)
+		l.textLines = append(l.textLines[:0], sc.textLines...)
 		ex.Memo.Store(t.memoKey, l)
 	}
 }
 
+// pushValue appends the prediction, or reference i of the references, as one sequence. Pre-tokenized text is one line. A string is tokenized line by line (pieces
+// between "\n", empty ones dropped, as rouge-score's get_sents does for rougeLsum) when the
+// tokenizer is rouge's, whose tokens never span a newline, so the sequence is the tokens of
+// the whole text (TestRougeTokensByLine); other tokenizers see the whole text, and the
+// lines are not recorded (sc.textLines[i] = -1).
+func (sc *scratch) pushValue(t textOpts, v core.Value, isPred bool, i int) {
+	var s string
+	switch {
+	case v.Kind == core.String:
+		s = v.Str
+	case isPred: // a list of strings is the prediction's tokens
+		sc.pushTokens(t.tokens(v.Strs))
+		return
+	case v.Kind == core.StringList:
+		s = v.Strs[i]
+	default:
+		sc.pushTokens(t.tokens(v.Lists[i]))
+		return
+	}
+	if t.fn != nil {
+		sc.seq = sc.in.appendIDs(sc.seq, t.text(sc, s))
+		sc.endText(-1)
+		return
+	}
+	for s != "" {
+		line := s
+		if j := strings.IndexByte(s, '\n'); j >= 0 {
+			line, s = s[:j], s[j+1:]
+		} else {
+			s = ""
+		}
+		if line != "" {
+			sc.seq = sc.in.appendIDs(sc.seq, t.text(sc, line))
+			sc.endLine()
+		}
+	}
+	sc.endText(len(sc.lines))
+}
+
+// pushTokens appends pre-tokenized text: one sequence of one line.
+func (sc *scratch) pushTokens(toks []string) {
+	sc.seq = sc.in.appendIDs(sc.seq, toks)
+	sc.endLine()
+	sc.endText(len(sc.lines))
+}
+
+func (sc *scratch) endLine() { sc.lines = append(sc.lines, len(sc.seq)) }
+func (sc *scratch) endText(lines int) {
+	sc.ends = append(sc.ends, len(sc.seq))
+	sc.textLines = append(sc.textLines, lines)
+}
+
 // loaded is what load stores in a core.Memo: the token ids of one example.
 type loaded struct {
-	id           loadedID
-	seq          []int32
-	ends         []int
-	kc, distinct int
+	id               loadedID
+	seq              []int32
+	ends             []int
+	lines, textLines []int
+	kc, distinct     int
 }
 
 // loadedID identifies the prediction and references values of a record by the memory they
