@@ -87,23 +87,3 @@ func (t textOpts) tokens(toks []string) []string {
 	}
 	return out
 }
-
-// predTokens tokenizes a prediction that passed checkPrediction.
-func (t textOpts) predTokens(sc *scratch, v core.Value) []string {
-	if v.Kind == core.StringList {
-		return t.tokens(v.Strs)
-	}
-	return t.text(sc, v.Str)
-}
-
-// refTokens tokenizes reference i of a value that passed checkReferences.
-func (t textOpts) refTokens(sc *scratch, v core.Value, i int) []string {
-	switch v.Kind {
-	case core.String:
-		return t.text(sc, v.Str)
-	case core.StringList:
-		return t.text(sc, v.Strs[i])
-	default:
-		return t.tokens(v.Lists[i])
-	}
-}

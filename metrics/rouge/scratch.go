@@ -79,7 +79,7 @@ func (sc *scratch) at(i int) []int32 {
 // load interns the candidate (sequence 0) and every reference (sequences 1..k) of a checked
 // example, or copies them from ex.Memo when a metric with the same text options loaded the
 // same values of the record. With the rouge tokenizer it also records the lines of each
-// text (rougeLsum's sentences): see pushText.
+// text (rougeLsum's sentences): see pushValue.
 func (sc *scratch) load(t textOpts, ex *core.Example) {
 	pred, refs := ex.Values[0], ex.Values[1]
 	id := loadedID{pred: identify(pred), refs: identify(refs)}
@@ -113,11 +113,12 @@ func (sc *scratch) load(t textOpts, ex *core.Example) {
 	}
 }
 
-// pushValue appends the prediction, or reference i of the references, as one sequence. Pre-tokenized text is one line. A string is tokenized line by line (pieces
-// between "\n", empty ones dropped, as rouge-score's get_sents does for rougeLsum) when the
-// tokenizer is rouge's, whose tokens never span a newline, so the sequence is the tokens of
-// the whole text (TestRougeTokensByLine); other tokenizers see the whole text, and the
-// lines are not recorded (sc.textLines[i] = -1).
+// pushValue appends the prediction, or reference i of the references, as one sequence.
+// Pre-tokenized text is one line. A string is tokenized line by line (the pieces between
+// "\n", empty ones dropped, as rouge-score's get_sents does for rougeLsum) when the tokenizer
+// is rouge's, whose tokens never span a newline, so the sequence is the tokens of the whole
+// text (TestRougeTokensByLine); other tokenizers see the whole text, and the lines are not
+// recorded (sc.textLines[i] = -1).
 func (sc *scratch) pushValue(t textOpts, v core.Value, isPred bool, i int) {
 	var s string
 	switch {
