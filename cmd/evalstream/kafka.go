@@ -176,7 +176,7 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 	var bad atomic.Int64
 	newProc := func(tp kafka.TopicPartition, state []byte) (kafka.Processor, error) {
 		p := &partProc{folder: pipeline.NewFolder(j.plan), tr: stages.NewTracker(j.plan, spec), pol: pol, bad: &bad, wantDead: dead != nil,
-			columnar: spec == nil && j.plan.Columnar()}
+			windowless: spec == nil, columnar: spec == nil && j.plan.Columnar()}
 		if state != nil {
 			if err := p.tr.Restore(state); err != nil {
 				return nil, err
@@ -254,15 +254,20 @@ func closeSinks(outs []pipeline.Sink) error {
 
 // partProc is the Processor of one partition: a stages.Tracker plus the bad-record policy.
 type partProc struct {
-	folder   *pipeline.Folder
-	tr       *stages.Tracker
-	pol      pipeline.Policy
-	bad      *atomic.Int64 // bad records of every partition this instance owns
-	counted  int64         // this partition's share of bad
-	wantDead bool
-	dead     []pipeline.DeadLetter
-	columnar bool // no windows, and every metric folds integer columns
+	folder     *pipeline.Folder
+	tr         *stages.Tracker
+	pol        pipeline.Policy
+	bad        *atomic.Int64 // bad records of every partition this instance owns
+	counted    int64         // this partition's share of bad
+	wantDead   bool
+	dead       []pipeline.DeadLetter
+	windowless bool
+	columnar   bool // no windows, and every metric folds integer columns
 }
+
+// ValuesOnly reports whether nothing but the messages' records is used: no windows, which
+// may take the message time (kafka.ValueProcessor).
+func (p *partProc) ValuesOnly() bool { return p.windowless }
 
 // Columnar reports whether ProcessColumns may succeed (kafka.ColumnProcessor).
 func (p *partProc) Columnar() bool { return p.columnar }

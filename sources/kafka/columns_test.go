@@ -134,7 +134,8 @@ func randomMessages(rng *rand.Rand, n int) []kafkago.Message {
 }
 
 // TestFoldColumnsMatchesRecords folds the same messages, in runs of random lengths, through
-// the column path and through Process alone: the processor's state, the partition's
+// the column path, through Process in runs (a ValueProcessor's lean runs) and through Process
+// one message at a time: the processor's state, the partition's
 // position and every bad record (with its position) must be the same.
 func TestFoldColumnsMatchesRecords(t *testing.T) {
 	fields := []string{"label", "prediction"}
@@ -174,6 +175,24 @@ func TestFoldColumnsMatchesRecords(t *testing.T) {
 				break
 			}
 		}
+		// A ValueProcessor's lean runs: the same messages in runs, without columns.
+		vp := &sumProc{sums: make([]int64, 2)}
+		vps := &partState{tp: TopicPartition{"t", 2}, proc: vp, next: start}
+		vdec := NewDecoder("json", fields, 220)
+		for rest := msgs; len(rest) > 0; {
+			k := min(len(rest), 1+rng.Intn(60))
+			from := max(0, len(msgs)-len(rest)-rng.Intn(3))
+			require.NoError(t, c.fold(vps, msgs[from:len(msgs)-len(rest)+k], vdec, nil, target))
+			rest = rest[k:]
+			if mode == "bounded" && vps.next >= target {
+				break
+			}
+		}
+		require.Equal(t, ref.sums, vp.sums, "seed %d", seed)
+		require.Equal(t, ref.log, vp.log, "seed %d", seed)
+		require.Equal(t, refPS.next, vps.next, "seed %d", seed)
+		require.Equal(t, refPS.idle, vps.idle, "seed %d", seed)
+
 		require.Equal(t, ref.sums, cp.sums, "seed %d", seed)
 		require.Equal(t, ref.n, cp.n, "seed %d", seed)
 		require.Equal(t, ref.log, cp.log, "seed %d", seed)

@@ -42,7 +42,8 @@ type ColumnProcessor interface {
 	// Columnar reports whether ProcessColumns may ever succeed: every metric folds integer
 	// columns and nothing depends on the message but its records (no windows). When it
 	// does and the decoder needs no metadata field (key, timestamp, header.X), the
-	// consumer may hand Process messages that lack Key, Headers and Time.
+	// consumer may hand Process messages that lack Key, Headers and Time (as for a
+	// ValueProcessor).
 	Columnar() bool
 	// ProcessColumns folds the records of consecutive messages of the partition, in
 	// offset order: c.Ints[f][i] is field f (in the order of Config.Fields) of the i-th
@@ -50,6 +51,16 @@ type ColumnProcessor interface {
 	// nothing, when it cannot (some record is rejected); the consumer then hands the same
 	// messages to Process one by one. c is valid only during the call.
 	ProcessColumns(c *pipeline.Columns) bool
+}
+
+// ValueProcessor is a Processor that may use nothing of a message but its records, topic,
+// partition, offset and high watermark: no windows on the message time. When ValuesOnly
+// reports true and the decoder needs no metadata field, the consumer reads messages in lean
+// runs (values only, into a reused buffer: no allocation per message, and a run of messages
+// decoded and folded together) and hands Process messages that lack Key, Headers and Time.
+type ValueProcessor interface {
+	Processor
+	ValuesOnly() bool
 }
 
 // Checkpoint is the durable form of a partition's state.
@@ -407,10 +418,14 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, commits *o
 	defer f.close()
 	dec := NewDecoder(c.cfg.Format, c.cfg.Fields, c.cfg.MaxRecordBytes)
 	due := time.Now().Add(c.cfg.CheckpointInterval)
-	// Messages are read in runs. A processor that folds integer columns gets lean runs
-	// (values only) of many messages; others get one full message at a time.
+	// Messages are read in runs. A processor that needs only values (and one that folds
+	// integer columns) gets lean runs of many messages; others get one full message at a
+	// time.
 	var r run
 	max, lean := 1, false
+	if vp, ok := ps.proc.(ValueProcessor); ok && vp.ValuesOnly() && !dec.needsMeta() {
+		max, lean = runMessages, true
+	}
 	var cb *colBuilder
 	if cp, ok := ps.proc.(ColumnProcessor); ok && cp.Columnar() && dec.columnar() {
 		max, lean = runMessages, true

@@ -480,6 +480,9 @@ func listBounds(arr arrow.Array, i int) (arrow.Array, int, int, bool) {
 // field (a lean run's messages lack the key, headers and timestamp).
 func (d *Decoder) columnar() bool { return d.json != nil && !d.hasMeta }
 
+// needsMeta reports whether some field is message metadata (key, timestamp, header.X).
+func (d *Decoder) needsMeta() bool { return d.hasMeta }
+
 // appendInts decodes a JSON message value whose every field is an integer, appending the
 // integers to cb's columns. It reports false, appending nothing, for any other value (not
 // JSON, not an object, a field missing, null or not an integer, too large): Decode then

@@ -412,8 +412,10 @@ func TestKillNineRestart(t *testing.T) {
 	const parts = 4
 	createTopic(t, addrs, topic, parts)
 	// Enough records that the job outlasts its kill points: each killed run makes progress,
-	// and a job that finishes early leaves the rest of the plan untested.
+	// and a job that finishes early leaves the rest of the plan untested (the records
+	// twice, so that it does).
 	recs := wmtRecords(t, 48000)
+	recs = append(recs, recs...)
 	msgs, _ := spread(t, recs, parts, dir)
 	produce(t, addrs, topic, msgs)
 	perPart := map[int]int64{}
@@ -423,7 +425,7 @@ func TestKillNineRestart(t *testing.T) {
 	want := fileResults(t, dir, filepath.Join(dir, "part-*.jsonl"), "slice_by: [system]\n")
 
 	out := filepath.Join(dir, "kafka.json")
-	cfg := kafkaConfig(t, dir, "k.yaml", addrs, topic, group, state, "  mode: bounded\n  emit_interval: 100ms\n", "slice_by: [system]\npipeline: {workers: 2}\n", fmt.Sprintf("  - {type: json, path: %q}\n", out))
+	cfg := kafkaConfig(t, dir, "k.yaml", addrs, topic, group, state, "  mode: bounded\n  emit_interval: 20ms\n", "slice_by: [system]\npipeline: {workers: 2}\n", fmt.Sprintf("  - {type: json, path: %q}\n", out))
 	env := []string{"EVALSTREAM_KAFKA_SESSION_TIMEOUT=6s"}
 
 	// Kill points: every named step twice (at a random count), then kills at random times.
@@ -432,7 +434,9 @@ func TestKillNineRestart(t *testing.T) {
 	var plan []kill
 	for _, p := range []string{"fetch", "process", "checkpoint", "snapshot", "commit"} {
 		for i := 0; i < 2; i++ {
-			n := 2 + r.Intn(6)
+			// The first few checkpoints: the job must outlast the whole plan, and each
+			// checkpoint covers 20 ms of every partition's progress.
+			n := 1 + r.Intn(3)
 			if p == "fetch" || p == "process" {
 				n = 200 + r.Intn(1500)
 			}
@@ -452,7 +456,10 @@ func TestKillNineRestart(t *testing.T) {
 		}
 		cmd := start(t, e, &se, "run", "-c", cfg)
 		if k.point == "time" {
-			d := time.Duration(500+r.Intn(2500)) * time.Millisecond
+			// Within the job's duration (an uninterrupted run of it takes about 4 s here,
+			// half of it starting and joining the group): a later kill often came after
+			// the job had finished, which left kill points of the plan untried.
+			d := time.Duration(300+r.Intn(900)) * time.Millisecond
 			go func() {
 				time.Sleep(d)
 				_ = cmd.Process.Signal(syscall.SIGKILL)
