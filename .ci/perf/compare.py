@@ -398,7 +398,7 @@ def kafka_main():
         met = "yes" if r["ratio"] >= KAFKA_TARGET else "NO"
         raw = max(r["raw_read_batch"]["records_per_s"], r["raw_reader"]["records_per_s"])
         ceiling = r["file_score"]["records_per_s"] / raw
-        if ceiling < KAFKA_TARGET:
+        if r["ratio"] < KAFKA_TARGET and ceiling < KAFKA_TARGET:
             bound.append((mix, ceiling))
         vs_reader = r["consume_score"]["records_per_s"] / r["raw_reader"]["records_per_s"]
         vs_file = r["consume_score"]["records_per_s"] / r["file_score"]["records_per_s"]
@@ -409,9 +409,9 @@ def kafka_main():
           f"a ReadBatch loop or a Reader per partition, with the consumer's fetch sizes; /Reader and /file score compare "
           "consume+score with the raw kafka-go Reader and with file-mode scoring of the same records, the scoring ceiling)")
     for mix, ceiling in bound:
-        print(f"  {mix}: bound by scoring, not by Kafka: file-mode scoring of the same records, with no Kafka at all, "
-              f"runs at {ceiling:.2f} of the raw fetch rate, so no consumer can reach {KAFKA_TARGET:.2f} with these metrics; "
-              "/file score is the share of that ceiling reached")
+        print(f"  {mix}: bound by scoring, not by Kafka: scoring the same records from a file, with no Kafka at all, "
+              f"runs at {ceiling:.2f} of the raw fetch rate, so no consumer that scores them can reach {KAFKA_TARGET:.2f}; "
+              "/file score is the share of that rate reached")
 
 
 if __name__ == "__main__":
