@@ -1,7 +1,6 @@
 package rouge
 
 import (
-	"strings"
 	"sync"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -63,17 +62,9 @@ func (m *RougeLsum) SentenceScore(ex *core.Example) (float64, bool) {
 // It returns the number of sentences pushed.
 func (m *RougeLsum) pushSentences(sc *scratch, s string) int {
 	n := 0
-	for s != "" {
-		line := s
-		if i := strings.IndexByte(s, '\n'); i >= 0 {
-			line, s = s[:i], s[i+1:]
-		} else {
-			s = ""
-		}
-		if line != "" {
-			sc.push(m.text.text(sc, line))
-			n++
-		}
+	for line := range lines(s) {
+		sc.push(m.text.text(sc, line))
+		n++
 	}
 	return n
 }

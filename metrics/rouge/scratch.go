@@ -1,6 +1,7 @@
 package rouge
 
 import (
+	"iter"
 	"strings"
 	"unsafe"
 
@@ -138,19 +139,29 @@ func (sc *scratch) pushValue(t textOpts, v core.Value, isPred bool, i int) {
 		sc.endText(-1)
 		return
 	}
-	for s != "" {
-		line := s
-		if j := strings.IndexByte(s, '\n'); j >= 0 {
-			line, s = s[:j], s[j+1:]
-		} else {
-			s = ""
-		}
-		if line != "" {
-			sc.seq = sc.in.appendIDs(sc.seq, t.text(sc, line))
-			sc.endLine()
-		}
+	for line := range lines(s) {
+		sc.seq = sc.in.appendIDs(sc.seq, t.text(sc, line))
+		sc.endLine()
 	}
 	sc.endText(len(sc.lines))
+}
+
+// lines yields the pieces of s between "\n", except empty ones: rouge-score's get_sents
+// (rougeLsum's sentences, split_summaries off).
+func lines(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for s != "" {
+			line := s
+			if i := strings.IndexByte(s, '\n'); i >= 0 {
+				line, s = s[:i], s[i+1:]
+			} else {
+				s = ""
+			}
+			if line != "" && !yield(line) {
+				return
+			}
+		}
+	}
 }
 
 // pushTokens appends pre-tokenized text: one sequence of one line.

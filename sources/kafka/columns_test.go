@@ -160,34 +160,28 @@ func TestFoldColumnsMatchesRecords(t *testing.T) {
 			}
 		}
 
+		// foldRuns folds the messages in runs of random lengths; a run may start before
+		// ps.next (a fetch from an earlier offset).
+		foldRuns := func(ps *partState, dec *Decoder, cb *colBuilder) {
+			for rest := msgs; len(rest) > 0; {
+				k := min(len(rest), 1+rng.Intn(60))
+				from := max(0, len(msgs)-len(rest)-rng.Intn(3))
+				require.NoError(t, c.fold(ps, msgs[from:len(msgs)-len(rest)+k], dec, cb, target))
+				rest = rest[k:]
+				if mode == "bounded" && ps.next >= target {
+					break
+				}
+			}
+		}
 		cp := &colProc{sumProc{sums: make([]int64, 2)}}
 		ps := &partState{tp: TopicPartition{"t", 2}, proc: cp, next: start}
 		dec := NewDecoder("json", fields, 220)
 		require.True(t, dec.columnar())
-		cb := newColBuilder(cp, len(fields))
-		for rest := msgs; len(rest) > 0; {
-			k := min(len(rest), 1+rng.Intn(60))
-			// A run may start before ps.next (a fetch from an earlier offset).
-			from := max(0, len(msgs)-len(rest)-rng.Intn(3))
-			require.NoError(t, c.fold(ps, msgs[from:len(msgs)-len(rest)+k], dec, cb, target))
-			rest = rest[k:]
-			if mode == "bounded" && ps.next >= target {
-				break
-			}
-		}
+		foldRuns(ps, dec, newColBuilder(cp, len(fields)))
 		// A ValueProcessor's lean runs: the same messages in runs, without columns.
 		vp := &sumProc{sums: make([]int64, 2)}
 		vps := &partState{tp: TopicPartition{"t", 2}, proc: vp, next: start}
-		vdec := NewDecoder("json", fields, 220)
-		for rest := msgs; len(rest) > 0; {
-			k := min(len(rest), 1+rng.Intn(60))
-			from := max(0, len(msgs)-len(rest)-rng.Intn(3))
-			require.NoError(t, c.fold(vps, msgs[from:len(msgs)-len(rest)+k], vdec, nil, target))
-			rest = rest[k:]
-			if mode == "bounded" && vps.next >= target {
-				break
-			}
-		}
+		foldRuns(vps, NewDecoder("json", fields, 220), nil)
 		require.Equal(t, ref.sums, vp.sums, "seed %d", seed)
 		require.Equal(t, ref.log, vp.log, "seed %d", seed)
 		require.Equal(t, refPS.next, vps.next, "seed %d", seed)
