@@ -381,7 +381,7 @@ func (r *arrowReader) advance() error {
 // record's column buffers are freed when its last batch is released, so the batches in
 // flight (the jobs queue, one per worker, the reader's) hold fewer whole records when they
 // are smaller than a record: with the 64Ki-row records pyarrow writes, 16Ki rows (two
-// columns, 256 KiB, which stay in a core's L2 cache) gave 3.5 MB less peak RSS and no
+// columns, 256 KiB, which stay in a core's L2 cache) gave 3 MB less peak RSS and no
 // slower a run than 64Ki rows (evalstream bench, 10M rows, 2 workers).
 const columnarRows = 1 << 14
 
