@@ -14,10 +14,11 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 )
 
-// stateMagic starts every saved state file; stateVersion is its format version.
+// stateMagic starts every saved state file; stateVersion is its format version. Version 2
+// added the error examples after the error counts; version 1 files are still read.
 const (
 	stateMagic   = "EVALSTREAM-STATE\n"
-	stateVersion = 1
+	stateVersion = 2
 )
 
 // ErrStateFormat is wrapped by every error about an unreadable state file.
@@ -67,6 +68,14 @@ func EncodeState(a *Accumulator) ([]byte, error) {
 		e.String(k)
 		e.Varint(a.Errors[k])
 	}
+	for _, k := range reasons {
+		ex := a.ErrorExamples[k]
+		e.Uvarint(uint64(len(ex)))
+		for _, x := range ex {
+			e.Uvarint(x.Seq)
+			e.String(x.Pos)
+		}
+	}
 	writeStates := func(states []core.State) error {
 		for i, s := range states {
 			b, err := s.MarshalBinary()
@@ -113,8 +122,9 @@ func DecodeState(b []byte) (*Accumulator, error) {
 		return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrStateFormat)
 	}
 	d := core.NewDecoder(body[len(stateMagic):])
-	if v := d.Byte(); v != stateVersion {
-		return nil, fmt.Errorf("%w: format version %d, this build reads version %d", ErrStateFormat, v, stateVersion)
+	version := d.Byte()
+	if version < 1 || version > stateVersion {
+		return nil, fmt.Errorf("%w: format version %d, this build reads versions 1 to %d", ErrStateFormat, version, stateVersion)
 	}
 	var h stateHeader
 	if err := json.Unmarshal([]byte(d.String()), &h); err != nil || d.Err() != nil {
@@ -143,9 +153,22 @@ func DecodeState(b []byte) (*Accumulator, error) {
 	a.Records = d.Varint()
 	a.Skipped = d.Varint()
 	n := d.Len(2)
-	for i := 0; i < n; i++ {
-		k := d.String()
-		a.Errors[k] = d.Varint()
+	reasons := make([]string, n)
+	for i := range reasons {
+		reasons[i] = d.String()
+		a.Errors[reasons[i]] = d.Varint()
+	}
+	if version >= 2 {
+		for _, k := range reasons {
+			m := d.Len(2)
+			if m > MaxErrorExamples {
+				return nil, fmt.Errorf("%w: %d error examples for %q, at most %d", ErrStateFormat, m, k, MaxErrorExamples)
+			}
+			for j := 0; j < m; j++ {
+				seq := d.Uvarint()
+				a.ErrorExamples[k] = append(a.ErrorExamples[k], ErrorExample{Seq: seq, Pos: d.String()})
+			}
+		}
 	}
 	readStates := func(states []core.State) error {
 		for i := range states {
