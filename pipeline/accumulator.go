@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/metrics/core"
@@ -216,6 +217,17 @@ func (f *Folder) Check(rec *Record) *Rejection {
 	if rec.Err != nil {
 		return &Rejection{Reason: rec.Err.Reason, Field: rec.Err.Field, Err: rec.Err}
 	}
+	if !rec.UTF8Checked {
+		// The JSON decoders validate every string they project; Arrow and Parquet strings are
+		// validated here, once for all metrics, so that a record gets the same reason from
+		// every format.
+		for fi := range min(len(rec.Values), len(f.plan.Fields)) {
+			if err := checkUTF8(&rec.Values[fi], f.plan.Fields[fi]); err != nil {
+				return &Rejection{Reason: err.Reason, Field: err.Field, Err: err}
+			}
+		}
+		rec.UTF8Checked = true
+	}
 	for fi := range f.plan.roleFields {
 		if err := CheckFinite(&rec.Values[fi], f.plan.Fields[fi]); err != nil {
 			return &Rejection{Reason: err.Reason, Field: err.Field, Err: err}
@@ -273,6 +285,36 @@ func formatFloat(x float64) string {
 		return "-Infinity"
 	}
 	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// ReasonInvalidUTF8 is the rejection reason of a record holding a string that is not UTF-8.
+const ReasonInvalidUTF8 = "invalid utf-8"
+
+func checkUTF8(v *core.Value, field string) *core.RecordError {
+	bad := func(what string) *core.RecordError {
+		return &core.RecordError{Reason: ReasonInvalidUTF8, Field: field, Detail: what + " is not valid UTF-8"}
+	}
+	switch v.Kind {
+	case core.String:
+		if !utf8.ValidString(v.Str) {
+			return bad("the string")
+		}
+	case core.StringList:
+		for i, s := range v.Strs {
+			if !utf8.ValidString(s) {
+				return bad(fmt.Sprintf("the string at index %d", i))
+			}
+		}
+	case core.StringLists:
+		for i, l := range v.Lists {
+			for j, s := range l {
+				if !utf8.ValidString(s) {
+					return bad(fmt.Sprintf("the string at [%d][%d]", i, j))
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // roleField maps a role name reported by a metric to the record field it reads.
