@@ -56,8 +56,9 @@ func Docs() []core.Doc {
 			Memory:  "O(1): an exact sum and a count",
 		},
 		{
-			Type:    "token_f1",
-			Presets: []string{"squad"},
+			Type:      "token_f1",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"squad"},
 			Value: "mean over examples of the best token F1 against the gold answers (official SQuAD v1.1 f1_score on " +
 				"normalized tokens, multiset overlap, 0 when nothing overlaps, including empty-vs-empty), on a 0..1 " +
 				"scale (SQuAD's script prints ×100); details: count. " + squadGolds,
