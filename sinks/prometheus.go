@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
+	"io"
+	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"reflect"
@@ -13,22 +15,34 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/pipeline"
 )
 
-// Prometheus serves the latest results on an HTTP /metrics endpoint in the Prometheus text
-// exposition format (version 0.0.4): metric values over all records so far
-// (scope="total") and over the latest closed window (scope="window"), per slice; record
+// Prometheus serves the latest results on an HTTP /metrics endpoint, encoded by client_golang
+// (the text format, or protobuf when the scraper asks for it): metric values over all records
+// so far (scope="total") and over the latest closed window (scope="window"), per slice; record
 // counts, bad records by reason, records per second and consumer lag per partition.
+//
+// TLS and basic auth come from an exporter-toolkit web config file, as for every Prometheus
+// exporter; the file is re-read on each connection and request, so certificates and users can
+// be rotated without a restart.
 //
 // Write and SetLag may be called from one goroutine while HTTP requests read concurrently;
 // all methods are safe for concurrent use.
 type Prometheus struct {
-	ln   net.Listener
-	srv  *http.Server
-	done chan struct{}
-	now  func() time.Time
+	ln       net.Listener
+	srv      *http.Server
+	scheme   string
+	done     chan struct{}
+	serveErr error // set before done is closed
+	now      func() time.Time
 
 	mu       sync.Mutex
 	total    *pipeline.Results
@@ -40,15 +54,37 @@ type Prometheus struct {
 	lag      map[string]int64
 }
 
-// NewPrometheus listens on addr (":9464", "127.0.0.1:0") and serves /metrics until Close.
-func NewPrometheus(addr string) (*Prometheus, error) {
+// NewPrometheus listens on addr ("127.0.0.1:9464", ":9464", "127.0.0.1:0") and serves
+// /metrics until Close. webConfig is an exporter-toolkit web config file (TLS, basic auth) or
+// empty for plain HTTP without authentication; it is checked before listening, so a bad file
+// is an error here rather than a server that refuses every scrape. Problems met while serving
+// (TLS handshakes, a web config that stopped parsing) are logged to logw, never with a value
+// from the web config.
+func NewPrometheus(addr, webConfig string, logw io.Writer) (*Prometheus, error) {
+	scheme := "http"
+	if webConfig != "" {
+		c, err := config.CheckWebConfig(webConfig)
+		if err != nil {
+			return nil, fmt.Errorf("prometheus sink: %w", err)
+		}
+		if c.TLSConfig.IsEnabled() {
+			scheme = "https"
+		}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("prometheus sink: listen on %s: %w", addr, err)
 	}
-	p := &Prometheus{ln: ln, done: make(chan struct{}), now: time.Now}
+	p := &Prometheus{ln: ln, scheme: scheme, done: make(chan struct{}), now: time.Now}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collector{p})
+	errLog := log.New(logw, "evalstream: prometheus sink: ", 0)
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", p)
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{
+		ErrorLog: errLog,
+		// A sample that cannot be encoded (see collect) costs that sample, not the scrape.
+		ErrorHandling: promhttp.ContinueOnError,
+	}))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
@@ -56,16 +92,35 @@ func NewPrometheus(addr string) (*Prometheus, error) {
 		}
 		fmt.Fprintln(w, "evalstream: metrics at /metrics")
 	})
-	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: errLog}
+	logger := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{
+		// The toolkit logs at Info where it listens and whether TLS is on; the run prints the
+		// URL itself (URL), so only warnings and errors are worth a line.
+		Level: slog.LevelWarn,
+		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+			if a.Value.Kind() == slog.KindString {
+				a.Value = slog.StringValue(config.RedactQuoted(a.Value.String()))
+			}
+			return a
+		},
+	}))
+	flags := &web.FlagConfig{WebConfigFile: &webConfig}
 	go func() {
 		defer close(p.done)
-		_ = p.srv.Serve(ln)
+		err := web.Serve(ln, p.srv, flags, logger)
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			p.serveErr = fmt.Errorf("prometheus sink: serve on %s: %s", ln.Addr(), config.RedactQuoted(err.Error()))
+			errLog.Printf("stopped serving: %s", config.RedactQuoted(err.Error()))
+		}
 	}()
 	return p, nil
 }
 
 // Addr returns the address the endpoint listens on.
 func (p *Prometheus) Addr() string { return p.ln.Addr().String() }
+
+// URL returns the metrics URL: https when the web config enables TLS.
+func (p *Prometheus) URL() string { return p.scheme + "://" + p.Addr() + "/metrics" }
 
 // Write records r: per-window results (r.Window set) replace the window scope, others the
 // total scope and update records per second.
@@ -106,113 +161,114 @@ func (p *Prometheus) Close() error {
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
+	if err == nil {
+		err = p.serveErr
+	}
 	return err
 }
 
-// ServeHTTP writes the exposition.
-func (p *Prometheus) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-	_, _ = w.Write([]byte(p.Exposition()))
-}
+// Gauges of the exposition. evalstream_metric_value has three label sets (scalar, per-class
+// index, matrix row and col) in one family, which the text format allows; the collector is
+// therefore unchecked (Describe sends nothing) and the registry takes the families as collected.
+const metricValueHelp = "Metric value over all records so far (scope=total) or over the latest closed window (scope=window); per-class values carry index, matrices row and col."
 
-// Exposition renders the current state in the text format.
-func (p *Prometheus) Exposition() string {
+var (
+	descValue      = prometheus.NewDesc("evalstream_metric_value", metricValueHelp, []string{"scope", "metric", "type", "slice"}, nil)
+	descValueIndex = prometheus.NewDesc("evalstream_metric_value", metricValueHelp, []string{"scope", "metric", "type", "slice", "index"}, nil)
+	descValueCell  = prometheus.NewDesc("evalstream_metric_value", metricValueHelp, []string{"scope", "metric", "type", "slice", "row", "col"}, nil)
+	descRecords    = prometheus.NewDesc("evalstream_records", "Records scored, over all records so far (scope=total) or in the latest closed window (scope=window).", []string{"scope", "slice"}, nil)
+	descBad        = prometheus.NewDesc("evalstream_bad_records", "Bad records (rejected, late or undecodable) so far, by reason.", []string{"reason"}, nil)
+	descRate       = prometheus.NewDesc("evalstream_records_per_second", "Records (scored and bad) per second between the last two emissions.", nil, nil)
+	descWinStart   = prometheus.NewDesc("evalstream_window_start_seconds", "Start of the latest closed window (Unix seconds).", nil, nil)
+	descWinEnd     = prometheus.NewDesc("evalstream_window_end_seconds", "End of the latest closed window (Unix seconds).", nil, nil)
+	descLag        = prometheus.NewDesc("evalstream_consumer_lag", "Messages between the broker's end offset and the offset covered by the partition's latest durable snapshot.", []string{"topic", "partition"}, nil)
+	descLastEmit   = prometheus.NewDesc("evalstream_last_emit_timestamp_seconds", "When results were last emitted (Unix seconds).", nil, nil)
+)
+
+// collector hands the sink's state to the registry on each scrape.
+type collector struct{ p *Prometheus }
+
+// Describe sends nothing: the collector is unchecked (see descValue).
+func (collector) Describe(chan<- *prometheus.Desc) {}
+
+func (c collector) Collect(ch chan<- prometheus.Metric) { c.p.collect(ch) }
+
+// collect sends one gauge per sample. It holds p.mu for the scrape so that total, window and
+// rate are from the same emission.
+func (p *Prometheus) collect(ch chan<- prometheus.Metric) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var b strings.Builder
-	family := func(name, typ, help string) {
-		fmt.Fprintf(&b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, typ)
-	}
-	family("evalstream_metric_value", "gauge", "Metric value over all records so far (scope=total) or over the latest closed window (scope=window); per-class values carry index, matrices row and col.")
-	for _, sc := range []struct {
+	scopes := []struct {
 		name string
 		r    *pipeline.Results
-	}{{"total", p.total}, {"window", p.window}} {
+	}{{"total", p.total}, {"window", p.window}}
+	for _, sc := range scopes {
 		if sc.r == nil {
 			continue
 		}
-		writeValues(&b, sc.name, "", sc.r.Metrics)
+		sendValues(ch, sc.name, "", sc.r.Metrics)
 		for _, s := range sc.r.Slices {
-			writeValues(&b, sc.name, s.Key, s.Metrics)
+			sendValues(ch, sc.name, s.Key, s.Metrics)
 		}
 	}
-	family("evalstream_records", "gauge", "Records scored, over all records so far (scope=total) or in the latest closed window (scope=window).")
-	for _, sc := range []struct {
-		name string
-		r    *pipeline.Results
-	}{{"total", p.total}, {"window", p.window}} {
+	for _, sc := range scopes {
 		if sc.r == nil {
 			continue
 		}
-		writeSample(&b, "evalstream_records", labels("scope", sc.name, "slice", ""), float64(sc.r.Records))
+		gauge(ch, descRecords, float64(sc.r.Records), sc.name, "")
 		for _, s := range sc.r.Slices {
-			writeSample(&b, "evalstream_records", labels("scope", sc.name, "slice", s.Key), float64(s.Records))
+			gauge(ch, descRecords, float64(s.Records), sc.name, s.Key)
 		}
 	}
 	if p.total != nil {
-		family("evalstream_bad_records", "gauge", "Bad records (rejected, late or undecodable) so far, by reason.")
-		writeSample(&b, "evalstream_bad_records", labels("reason", "all"), float64(p.total.Skipped))
+		gauge(ch, descBad, float64(p.total.Skipped), "all")
 		reasons := make([]string, 0, len(p.total.Errors))
 		for k := range p.total.Errors {
 			reasons = append(reasons, k)
 		}
 		sort.Strings(reasons)
 		for _, k := range reasons {
-			writeSample(&b, "evalstream_bad_records", labels("reason", k), float64(p.total.Errors[k]))
+			gauge(ch, descBad, float64(p.total.Errors[k]), k)
 		}
-		family("evalstream_records_per_second", "gauge", "Records (scored and bad) per second between the last two emissions.")
-		writeSample(&b, "evalstream_records_per_second", "", p.rate)
+		gauge(ch, descRate, p.rate)
 	}
 	if p.window != nil {
-		family("evalstream_window_start_seconds", "gauge", "Start of the latest closed window (Unix seconds).")
-		writeSample(&b, "evalstream_window_start_seconds", "", float64(p.window.Window.Start.UnixNano())/1e9)
-		family("evalstream_window_end_seconds", "gauge", "End of the latest closed window (Unix seconds).")
-		writeSample(&b, "evalstream_window_end_seconds", "", float64(p.window.Window.End.UnixNano())/1e9)
+		gauge(ch, descWinStart, float64(p.window.Window.Start.UnixNano())/1e9)
+		gauge(ch, descWinEnd, float64(p.window.Window.End.UnixNano())/1e9)
 	}
-	if len(p.lag) > 0 {
-		family("evalstream_consumer_lag", "gauge", "Messages between the broker's end offset and the offset covered by the partition's latest durable snapshot.")
-		keys := make([]string, 0, len(p.lag))
-		for k := range p.lag {
-			keys = append(keys, k)
+	for k, v := range p.lag {
+		topic, part := k, ""
+		if i := strings.LastIndexByte(k, '/'); i >= 0 {
+			topic, part = k[:i], k[i+1:]
 		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			topic, part := k, ""
-			if i := strings.LastIndexByte(k, '/'); i >= 0 {
-				topic, part = k[:i], k[i+1:]
-			}
-			writeSample(&b, "evalstream_consumer_lag", labels("topic", topic, "partition", part), float64(p.lag[k]))
-		}
+		gauge(ch, descLag, float64(v), topic, part)
 	}
 	if !p.lastEmit.IsZero() {
-		family("evalstream_last_emit_timestamp_seconds", "gauge", "When results were last emitted (Unix seconds).")
-		writeSample(&b, "evalstream_last_emit_timestamp_seconds", "", float64(p.lastEmit.UnixNano())/1e9)
+		gauge(ch, descLastEmit, float64(p.lastEmit.UnixNano())/1e9)
 	}
-	return b.String()
 }
 
-func writeValues(b *strings.Builder, scope, slice string, ms []pipeline.MetricResult) {
+func sendValues(ch chan<- prometheus.Metric, scope, slice string, ms []pipeline.MetricResult) {
 	for _, m := range ms {
-		base := []string{"scope", scope, "metric", m.Name, "type", m.Type, "slice", slice}
 		v := reflect.ValueOf(m.Value)
 		switch {
 		case m.Value == nil:
 			continue
 		case v.Kind() == reflect.Float64 || v.Kind() == reflect.Float32:
-			writeSample(b, "evalstream_metric_value", labels(base...), v.Float())
+			gauge(ch, descValue, v.Float(), scope, m.Name, m.Type, slice)
 		case v.Kind() == reflect.Slice:
 			for i := 0; i < v.Len(); i++ {
 				e := v.Index(i)
 				if e.Kind() == reflect.Slice {
 					for j := 0; j < e.Len(); j++ {
 						if f, ok := asFloat(e.Index(j)); ok {
-							writeSample(b, "evalstream_metric_value", labels(append(base, "row", strconv.Itoa(i), "col", strconv.Itoa(j))...), f)
+							gauge(ch, descValueCell, f, scope, m.Name, m.Type, slice, strconv.Itoa(i), strconv.Itoa(j))
 						}
 					}
 					continue
 				}
 				if f, ok := asFloat(e); ok {
-					writeSample(b, "evalstream_metric_value", labels(append(base, "index", strconv.Itoa(i))...), f)
+					gauge(ch, descValueIndex, f, scope, m.Name, m.Type, slice, strconv.Itoa(i))
 				}
 			}
 		}
@@ -231,38 +287,33 @@ func asFloat(v reflect.Value) (float64, bool) {
 	return 0, false
 }
 
-var labelEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-
-// labels renders name/value pairs as {a="x",b="y"}.
-func labels(kv ...string) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i := 0; i+1 < len(kv); i += 2 {
-		if i > 0 {
-			b.WriteByte(',')
+// gauge sends one sample. Label values must be UTF-8 in every Prometheus format, and a slice
+// key holds the record's raw bytes: invalid bytes are written as \xNN so the sample is kept.
+// Two keys that differ only there would collide; the registry then keeps the first and the
+// handler logs the second (ContinueOnError) rather than failing the scrape.
+func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labelValues ...string) {
+	for i, lv := range labelValues {
+		if !utf8.ValidString(lv) {
+			labelValues[i] = escapeInvalidUTF8(lv)
 		}
-		b.WriteString(kv[i])
-		b.WriteString(`="`)
-		b.WriteString(labelEscaper.Replace(kv[i+1]))
-		b.WriteByte('"')
 	}
-	b.WriteByte('}')
-	return b.String()
+	m, err := prometheus.NewConstMetric(d, prometheus.GaugeValue, v, labelValues...)
+	if err != nil {
+		m = prometheus.NewInvalidMetric(d, err)
+	}
+	ch <- m
 }
 
-func writeSample(b *strings.Builder, name, lbls string, v float64) {
-	b.WriteString(name)
-	b.WriteString(lbls)
-	b.WriteByte(' ')
-	switch {
-	case math.IsNaN(v):
-		b.WriteString("NaN")
-	case math.IsInf(v, 1):
-		b.WriteString("+Inf")
-	case math.IsInf(v, -1):
-		b.WriteString("-Inf")
-	default:
-		b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+func escapeInvalidUTF8(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
 	}
-	b.WriteByte('\n')
+	return b.String()
 }
