@@ -167,18 +167,22 @@ func TestPrometheusExposition(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	require.True(t, strings.HasPrefix(h.Get("Content-Type"), "text/plain; version=0.0.4; charset=utf-8"), h.Get("Content-Type"))
 	requireFedValues(t, body)
-	// The text as scrapers and greps see it: client_golang writes label names sorted.
+	// The text as scrapers and greps see it, line for line as before client_golang.
 	for _, line := range []string{
+		`# HELP evalstream_metric_value Metric value over all records so far (scope=total) or over the latest closed window (scope=window); per-class values carry index, matrices row and col.`,
 		`# TYPE evalstream_metric_value gauge`,
-		`evalstream_metric_value{metric="bleu",scope="total",slice="",type="bleu"} 0.25`,
-		`evalstream_metric_value{index="1",metric="f1",scope="total",slice="",type="f1"} 1`,
-		`evalstream_metric_value{col="0",metric="cm",row="1",scope="total",slice="",type="confusion_matrix"} 2`,
-		`evalstream_metric_value{metric="bleu",scope="total",slice="model=\"a\"\\b",type="bleu"} 0.5`,
+		`evalstream_metric_value{scope="total",metric="bleu",type="bleu",slice=""} 0.25`,
+		`evalstream_metric_value{scope="total",metric="f1",type="f1",slice="",index="1"} 1`,
+		`evalstream_metric_value{scope="total",metric="cm",type="confusion_matrix",slice="",row="1",col="0"} 2`,
+		`evalstream_metric_value{scope="total",metric="bleu",type="bleu",slice="model=\"a\"\\b"} 0.5`,
+		`evalstream_metric_value{scope="window",metric="bleu",type="bleu",slice=""} 0.25`,
 		`evalstream_records{scope="total",slice=""} 20`,
+		`evalstream_records{scope="window",slice=""} 4`,
 		`evalstream_bad_records{reason="all"} 2`,
+		`evalstream_bad_records{reason="late record"} 1`,
 		`evalstream_records_per_second 5`,
 		`evalstream_window_start_seconds 1.7145576e+09`,
-		`evalstream_consumer_lag{partition="0",topic="topic-a"} 5`,
+		`evalstream_consumer_lag{topic="topic-a",partition="0"} 5`,
 	} {
 		require.Contains(t, body, line+"\n")
 	}
@@ -214,7 +218,7 @@ func TestPrometheusInvalidUTF8SliceKey(t *testing.T) {
 	require.Equal(t, float64(7), gaugeValue(t, fams, "evalstream_records", map[string]string{"scope": "total", "slice": `lang=d\xffe`}), "the first of two colliding keys is kept")
 	require.Equal(t, float64(1), gaugeValue(t, fams, "evalstream_records", map[string]string{"scope": "total", "slice": ""}))
 	require.NoError(t, p.Close())
-	require.Contains(t, logs.String(), "was collected before with the same name and label values")
+	require.Contains(t, logs.String(), `left out 1 sample(s) whose labels, after escaping invalid UTF-8, repeat another's: evalstream_records{scope="total",slice="lang=d\\xffe"}`)
 }
 
 func TestKafkaMessages(t *testing.T) {
@@ -411,4 +415,54 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// BenchmarkPrometheusScrape measures one scrape over HTTP of a large exposition: 1000 slices
+// of a scalar, a 3-class per-class metric and a 3x3 confusion matrix, in both scopes (26,000
+// samples, 2.9 MB of text). Against the hand-written text this replaced (same bytes), on a
+// loaded 2-core machine, CPU per identity scrape from pprof: hand-written 29 ms, client_golang
+// with families built here 41 ms, client_golang through a Registry of const metrics 166 ms
+// (hence exposition).
+func BenchmarkPrometheusScrape(b *testing.B) {
+	p, err := NewPrometheus("127.0.0.1:0", "", io.Discard)
+	require.NoError(b, err)
+	defer p.Close()
+	r := &pipeline.Results{Records: 1000, Errors: map[string]int64{}}
+	ms := []pipeline.MetricResult{
+		{Name: "bleu", Type: "bleu", Result: core.Result{Value: 0.25}},
+		{Name: "f1", Type: "f1", Result: core.Result{Value: []float64{0.5, 1, 0.75}}},
+		{Name: "cm", Type: "confusion_matrix", Result: core.Result{Value: [][]float64{{1, 0, 2}, {2, 3, 4}, {5, 6, 7}}}},
+	}
+	r.Metrics = ms
+	for i := 0; i < 1000; i++ {
+		r.Slices = append(r.Slices, pipeline.SliceResult{Key: fmt.Sprintf("model=m%d", i), Records: 1, Metrics: ms})
+	}
+	w := *r
+	start := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	w.Window = &pipeline.WindowSpan{Start: start, End: start.Add(time.Minute)}
+	require.NoError(b, p.Write(context.Background(), r))
+	require.NoError(b, p.Write(context.Background(), &w))
+	url := "http://" + p.Addr() + "/metrics"
+	for _, enc := range []string{"identity", "gzip"} {
+		b.Run(enc, func(b *testing.B) {
+			// Prometheus asks for gzip; the Go client would decompress it unasked, hiding the size.
+			c := &http.Client{Transport: &http.Transport{DisableCompression: true}}
+			b.ReportAllocs()
+			var n int64
+			for b.Loop() {
+				req, err := http.NewRequest(http.MethodGet, url, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				req.Header.Set("Accept-Encoding", enc)
+				resp, err := c.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			b.ReportMetric(float64(n), "bytes/scrape")
+		})
+	}
 }

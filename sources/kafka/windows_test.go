@@ -237,8 +237,8 @@ func TestContinuousWindowsAndPrometheus(t *testing.T) {
 		body = string(b)
 		return strings.Contains(body, `evalstream_records{scope="total",slice=""} 400`) && strings.Contains(body, "evalstream_consumer_lag{")
 	}, 30*time.Second, 200*time.Millisecond)
-	require.Contains(t, body, `evalstream_metric_value{metric="bleu",scope="window",slice="",type="bleu"}`)
-	require.Contains(t, body, `evalstream_metric_value{metric="bleu",scope="total",slice="",type="bleu"}`)
+	require.Contains(t, body, `evalstream_metric_value{scope="window",metric="bleu",type="bleu",slice=""}`)
+	require.Contains(t, body, `evalstream_metric_value{scope="total",metric="bleu",type="bleu",slice=""}`)
 	require.Contains(t, body, "evalstream_records_per_second ")
 	require.Contains(t, body, `evalstream_bad_records{reason="all"} 0`)
 
