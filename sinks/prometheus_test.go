@@ -10,6 +10,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -186,6 +187,30 @@ func TestPrometheusExposition(t *testing.T) {
 	} {
 		require.Contains(t, body, line+"\n")
 	}
+
+	// What Prometheus asks for first: the protobuf format, with the same families.
+	req, err := http.NewRequest(http.MethodGet, p.URL(), nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", `application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3`)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, expfmt.TypeProtoDelim, expfmt.ResponseFormat(resp.Header).FormatType())
+	dec := expfmt.NewDecoder(resp.Body, expfmt.ResponseFormat(resp.Header))
+	textFams := parseExposition(t, body)
+	n := 0
+	for {
+		var mf dto.MetricFamily
+		if err := dec.Decode(&mf); errors.Is(err, io.EOF) {
+			break
+		} else {
+			require.NoError(t, err)
+		}
+		require.Equal(t, len(textFams[mf.GetName()].GetMetric()), len(mf.GetMetric()), mf.GetName())
+		n++
+	}
+	require.Equal(t, len(textFams), n)
+
 	require.NoError(t, p.Close())
 	require.Empty(t, logs.String())
 }
