@@ -151,7 +151,8 @@ func (p *Prometheus) SetLag(lag map[string]int64) {
 	p.lag = lag
 }
 
-// Close stops the HTTP server.
+// Close stops the HTTP server. It returns the error that stopped serving early, if one did
+// (it was also logged when it happened).
 func (p *Prometheus) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
