@@ -210,33 +210,49 @@ func (s *ErrorsState) Result() core.Result {
 	if n == 0 {
 		return undefined("no records", n)
 	}
+	if s.m.kind == eR2 && n < 2 { // sklearn: NaN and an UndefinedMetricWarning
+		return undefined("fewer than 2 records", n)
+	}
 	sums := make([]core.Sum, len(s.sums))
+	fin := make([]bool, len(s.sums))
 	for i := range s.sums {
 		sums[i] = s.sums[i].sum()
-		if f := sums[i].Float(); !finite(f) {
-			return undefined("overflow", n)
-		}
+		fin[i] = finite(sums[i].Float())
 	}
 	nf := float64(n)
-	var v float64
+	v := math.NaN()
 	switch s.m.kind {
 	case eMSE, eMAE, eMAPE:
-		v = sums[0].Float() / nf
-	case eRMSE:
-		v = math.Sqrt(sums[0].Float() / nf)
-	case eR2:
-		if n < 2 { // sklearn: NaN and an UndefinedMetricWarning
-			return undefined("fewer than 2 records", n)
+		if fin[0] {
+			v = sums[0].Float() / nf
 		}
-		// 1 − SSE/SST with SST = (nΣy² − (Σy)²)/n, both parts exact until the division.
-		num := core.ScaleSum(&sums[0], nf)
-		den := centred(n, &sums[2], &sums[1], &sums[1])
-		v = forceFinite(num.Float(), den.Float())
+	case eRMSE:
+		if fin[0] {
+			v = math.Sqrt(sums[0].Float() / nf)
+		}
+	case eR2:
+		// 1 − SSE/SST with SST = (nΣy² − (Σy)²)/n, both parts exact until the division. A
+		// zero SSE decides alone (sklearn's 1.0 even when Σy² overflows).
+		switch {
+		case fin[0] && sums[0].Float() == 0:
+			v = 1
+		case fin[0] && fin[1] && fin[2]:
+			num := core.ScaleSum(&sums[0], nf)
+			den := centred(n, &sums[2], &sums[1], &sums[1])
+			v = forceFinite(num.Float(), den.Float())
+		}
 	case eEV:
 		// 1 − Var(d)/Var(y), each variance n² times as an exact sum.
-		num := centred(n, &sums[1], &sums[0], &sums[0])
-		den := centred(n, &sums[3], &sums[2], &sums[2])
-		v = forceFinite(num.Float(), den.Float())
+		if fin[0] && fin[1] {
+			num := centred(n, &sums[1], &sums[0], &sums[0])
+			switch {
+			case num.Float() == 0:
+				v = 1
+			case fin[2] && fin[3]:
+				den := centred(n, &sums[3], &sums[2], &sums[2])
+				v = forceFinite(num.Float(), den.Float())
+			}
+		}
 	}
 	if !finite(v) {
 		return undefined("overflow", n)
