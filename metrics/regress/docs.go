@@ -12,6 +12,12 @@ var numberInvalid = []string{
 	"non-finite value: NaN or ±Inf (SciPy would return NaN, MindNLP a meaningless number)",
 }
 
+var errorsInvalid = []string{
+	"missing field: prediction or label absent or null",
+	"wrong type: not an integer or a float (a boolean is not a regression value)",
+	"non-finite value: NaN or ±Inf (sklearn raises on them)",
+}
+
 // Docs describes every metric type of this package, for `evalstream list`.
 func Docs() []core.Doc {
 	return []core.Doc{
@@ -73,7 +79,7 @@ func errorDoc(typ, direction, value string, sums int) core.Doc {
 		Direction: direction,
 		Presets:   []string{"sklearn"},
 		Value:     value + ". Null (\"no records\") with no records (sklearn raises) and (\"overflow\") when a sum or the result exceeds the float64 range. The option multioutput is not supported (a config error): a record has one prediction and one label",
-		Invalid:   numberInvalid,
+		Invalid:   errorsInvalid,
 		Memory:    fmt.Sprintf("about %d bytes: a count and %d exact sum(s)", 600*sums, sums),
 	}
 }
