@@ -11,7 +11,7 @@ rational value of sklearn's formula (fractions.Fraction). The largest such error
 Cases named "-exact" hold the exactly rounded value itself, with a tight rtol: they check that
 our sums are exact where sklearn's rounding is visible (magnitudes of 1e15). Where sklearn's
 own error exceeds 1e-9 (r2 and explained_variance of 1e15 + U(0, 1): numpy's rounded mean is
-off by up to 0.0625, so sklearn is off by up to 59%), only the -exact case is kept; the
+off by up to 0.0625, so sklearn is off by up to 29% there), only the -exact case is kept; the
 generator prints those sklearn values.
 
 Run: /tmp/goldenvenv/bin/python testdata/goldens/gen_regerr.py  (from the repository root)
