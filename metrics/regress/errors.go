@@ -58,7 +58,7 @@ func NewExplainedVariance(o *core.Options) (core.Metric, error) { return newErro
 
 func newErrors(k errKind, o *core.Options) (core.Metric, error) {
 	compat := o.String("compat", "sklearn", "sklearn")
-	o.Forbid("multioutput", "(not supported: a record has one prediction and one label)")
+	o.Forbid("multioutput", "(not supported): a record has one prediction and one label, a single output")
 	m := &Errors{kind: k}
 	m.sig = fmt.Sprintf("type:%s|compat:%s|version:%s", errNames[k], compat, implVersion)
 	return m, nil
