@@ -37,6 +37,16 @@ var constructors = map[string]constructor{
 	"pearson":          regress.NewPearson,
 	"spearman":         regress.NewSpearman,
 	"perplexity":       regress.NewPerplexity,
+
+	// scikit-learn regression errors, Cohen's kappa and balanced accuracy (issue 15)
+	"mse":                regress.NewMSE,
+	"rmse":               regress.NewRMSE,
+	"mae":                regress.NewMAE,
+	"mape":               regress.NewMAPE,
+	"r2":                 regress.NewR2,
+	"explained_variance": regress.NewExplainedVariance,
+	"cohen_kappa":        classify.NewCohenKappa,
+	"balanced_accuracy":  classify.NewBalancedAccuracy,
 }
 
 // Types lists the metric types in catalogue order.

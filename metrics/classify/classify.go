@@ -1,5 +1,6 @@
 // Package classify implements the classification metrics — accuracy, precision, recall, F-beta,
-// the confusion matrix and the Matthews correlation — on one mergeable state: an int64
+// the confusion matrix, the Matthews correlation, Cohen's kappa and balanced accuracy — on one
+// mergeable state: an int64
 // confusion matrix M[true][pred] (accuracy keeps only correct/total counts, because top-k
 // correctness is not a function of the argmax matrix). Presets reproduce MindNLP and
 // scikit-learn; see /work/shared/spec/metrics.md §6.
@@ -30,9 +31,11 @@ const (
 	kF1
 	kConfusion
 	kMCC
+	kKappa
+	kBalanced
 )
 
-var kindNames = [...]string{"accuracy", "precision", "recall", "f1", "confusion_matrix", "mcc"}
+var kindNames = [...]string{"accuracy", "precision", "recall", "f1", "confusion_matrix", "mcc", "cohen_kappa", "balanced_accuracy"}
 
 // Average modes of precision, recall and f1.
 const (
@@ -51,6 +54,8 @@ type Metric struct {
 	numClasses int     // 0 = from the data
 	beta       float64 // f1
 	zeroDiv    float64 // sklearn precision, recall, f1
+	weights    string  // cohen_kappa: none | linear | quadratic
+	adjusted   bool    // balanced_accuracy
 	sig        string
 }
 
@@ -118,6 +123,33 @@ func NewMCC(o *core.Options) (core.Metric, error) {
 	return m, nil
 }
 
+// Weightings of cohen_kappa's disagreements.
+const (
+	weightsNone      = "none"
+	weightsLinear    = "linear"
+	weightsQuadratic = "quadratic"
+)
+
+// NewCohenKappa returns the `cohen_kappa` metric (preset `sklearn`; `weights`
+// none|linear|quadratic [none]).
+func NewCohenKappa(o *core.Options) (core.Metric, error) {
+	m := &Metric{kind: kKappa}
+	m.compat = o.String("compat", "sklearn", "sklearn")
+	m.weights = o.String("weights", weightsNone, weightsNone, weightsLinear, weightsQuadratic)
+	m.finish()
+	return m, nil
+}
+
+// NewBalancedAccuracy returns the `balanced_accuracy` metric (preset `sklearn`; `adjusted`
+// [false]).
+func NewBalancedAccuracy(o *core.Options) (core.Metric, error) {
+	m := &Metric{kind: kBalanced}
+	m.compat = o.String("compat", "sklearn", "sklearn")
+	m.adjusted = o.Bool("adjusted", false)
+	m.finish()
+	return m, nil
+}
+
 func (m *Metric) finish() {
 	var b strings.Builder
 	fmt.Fprintf(&b, "type:%s|compat:%s", kindNames[m.kind], m.compat)
@@ -134,6 +166,10 @@ func (m *Metric) finish() {
 		}
 	case kConfusion:
 		fmt.Fprintf(&b, "|num_classes:%d", m.numClasses)
+	case kKappa:
+		fmt.Fprintf(&b, "|weights:%s", m.weights)
+	case kBalanced:
+		fmt.Fprintf(&b, "|adjusted:%t", m.adjusted)
 	}
 	fmt.Fprintf(&b, "|version:%s", implVersion)
 	m.sig = b.String()

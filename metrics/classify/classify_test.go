@@ -341,7 +341,7 @@ func TestDecodeCorrupt(t *testing.T) {
 
 func TestDocs(t *testing.T) {
 	docs := Docs()
-	require.Len(t, docs, 6)
+	require.Len(t, docs, 8)
 	for _, d := range docs {
 		require.NotEmpty(t, d.Presets)
 		require.NotEmpty(t, d.Value)

@@ -27,6 +27,11 @@ func TestIntColumnsMatchRecords(t *testing.T) {
 		{"confusion_matrix", map[string]any{"num_classes": 300}},
 		{"mcc", nil},
 		{"mcc", map[string]any{"compat": "mindnlp"}},
+		{"cohen_kappa", nil},
+		{"cohen_kappa", map[string]any{"weights": "linear"}},
+		{"cohen_kappa", map[string]any{"weights": "quadratic"}},
+		{"balanced_accuracy", nil},
+		{"balanced_accuracy", map[string]any{"adjusted": true}},
 	}
 	rng := rand.New(rand.NewSource(3))
 	for _, mc := range metrics {

@@ -78,5 +78,25 @@ func Docs() []core.Doc {
 			Invalid:   commonInvalid,
 			Memory:    matrixMemory,
 		},
+		{
+			Type:      "cohen_kappa",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"sklearn"},
+			Value:     "cohen_kappa_score of prediction and label (symmetric in the two): 1 − Σw·C / Σw·E over the sorted classes seen in either field, E the outer product of the class counts / n; computed with exact integers, rounded once. Null (\"only one class\") when both fields hold one and the same class, where sklearn warns and returns NaN; null (\"no records\") with none. details.classes lists the classes seen",
+			Options: []core.OptionDoc{{Name: "weights", Default: "none",
+				Help: "none | linear | quadratic: a disagreement between the i-th and j-th of the sorted classes seen weighs 1, |i − j| or (i − j)² — positions in that list, not class ids, so ids 0, 5, 9 are 1 apart like 0, 1, 2"}},
+			Invalid: commonInvalid,
+			Memory:  matrixMemory,
+		},
+		{
+			Type:      "balanced_accuracy",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"sklearn"},
+			Value:     "balanced_accuracy_score: the mean over the classes present in the label of tp / true count; a class only predicted, never true, is left out (sklearn warns). details.classes lists the true classes. Null (\"no records\") with none",
+			Options: []core.OptionDoc{{Name: "adjusted", Default: "false",
+				Help: "true rescales to (score − 1/K) / (1 − 1/K) for K true classes, so chance scores 0; with a single true class that is undefined: null (\"adjusted with a single true class\"), where sklearn returns NaN or -inf"}},
+			Invalid: commonInvalid,
+			Memory:  matrixMemory,
+		},
 	}
 }

@@ -9,7 +9,7 @@ import (
 // FuzzDecodeState: decoding arbitrary bytes never panics; a state that decodes is usable.
 func FuzzDecodeState(f *testing.F) {
 	metrics := []core.Metric{}
-	for _, typ := range []string{"accuracy", "precision", "confusion_matrix", "mcc"} {
+	for _, typ := range []string{"accuracy", "precision", "confusion_matrix", "mcc", "cohen_kappa", "balanced_accuracy"} {
 		o := core.NewOptions(nil)
 		m, _ := ctor(typ, o)
 		metrics = append(metrics, m)

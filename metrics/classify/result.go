@@ -16,6 +16,10 @@ func (s *State) Result() core.Result {
 		return s.confusion()
 	case kMCC:
 		return s.mcc()
+	case kKappa:
+		return s.kappa()
+	case kBalanced:
+		return s.balanced()
 	}
 	return s.prf()
 }
@@ -197,4 +201,135 @@ func bigFloat(x *big.Int) float64 {
 
 func clip(r float64) float64 {
 	return max(-1, min(1, r))
+}
+
+// kappa computes sklearn's cohen_kappa_score 1 − Σw·C / Σw·E, E = outer(row sums, column
+// sums)/n, over the sorted classes seen in either column; a linear or quadratic weight is
+// |i − j| or (i − j)² for the positions i, j of the classes in that list (not their ids).
+// Both weighted sums are exact integers (n·Σw·E is), so only the final ratio is rounded.
+func (s *State) kappa() core.Result {
+	if s.total == 0 {
+		return s.noRecords()
+	}
+	_, pred, tru := s.mat.sums(s.mat.n)
+	pos := make([]int64, s.mat.n) // position among the classes seen, -1 if unseen
+	var classes []int64
+	for k := range pos {
+		pos[k] = -1
+		if tru[k] > 0 || pred[k] > 0 {
+			pos[k] = int64(len(classes))
+			classes = append(classes, int64(k))
+		}
+	}
+	weight := func(i, j int64) int64 {
+		d := i - j
+		switch s.m.weights {
+		case weightsLinear:
+			return max(d, -d)
+		case weightsQuadratic:
+			return d * d // positions < 2^20, so d² < 2^40
+		}
+		return b2i(d != 0)
+	}
+	// observed = Σ w(i, j)·C[i][j]
+	var observed, x big.Int
+	s.mat.each(func(t, p int, c int64) {
+		if w := weight(pos[t], pos[p]); w != 0 {
+			observed.Add(&observed, x.Mul(big.NewInt(w), big.NewInt(c)))
+		}
+	})
+	// expected·n = Σ_i Σ_j w(i, j)·r_i·c_j, in O(classes) with the moments of the column sums:
+	// Σ_j |i−j|·c_j splits at i; Σ_j (i−j)²·c_j = i²·Σc − 2i·Σj·c + Σj²·c.
+	var expected big.Int
+	r := make([]int64, len(classes))
+	c := make([]int64, len(classes))
+	for i, k := range classes {
+		r[i], c[i] = tru[k], pred[k]
+	}
+	n := big.NewInt(s.total)
+	switch s.m.weights {
+	case weightsNone:
+		// n² − Σ r_i·c_i
+		expected.Mul(n, n)
+		for i := range r {
+			expected.Sub(&expected, x.Mul(big.NewInt(r[i]), big.NewInt(c[i])))
+		}
+	case weightsLinear:
+		// Σ_i r_i·(i·C< − S< + S> − i·C>), with C, S the counts and position-weighted counts
+		// of columns before (<) and after (>) position i.
+		var cTot, sTot big.Int
+		for j := range c {
+			cTot.Add(&cTot, big.NewInt(c[j]))
+			sTot.Add(&sTot, x.Mul(big.NewInt(int64(j)), big.NewInt(c[j])))
+		}
+		var cLo, sLo, cHi, sHi, term, y big.Int
+		for i := range r {
+			cHi.Sub(&cTot, &cLo)
+			cHi.Sub(&cHi, big.NewInt(c[i]))
+			sHi.Sub(&sTot, &sLo)
+			sHi.Sub(&sHi, y.Mul(big.NewInt(int64(i)), big.NewInt(c[i])))
+			bi := big.NewInt(int64(i))
+			term.Mul(bi, &cLo)
+			term.Sub(&term, &sLo)
+			term.Add(&term, &sHi)
+			term.Sub(&term, y.Mul(bi, &cHi))
+			expected.Add(&expected, x.Mul(big.NewInt(r[i]), &term))
+			cLo.Add(&cLo, big.NewInt(c[i]))
+			sLo.Add(&sLo, y.Mul(bi, big.NewInt(c[i])))
+		}
+	case weightsQuadratic:
+		var m0, m1, m2, term, y big.Int
+		for j := range c {
+			bj := big.NewInt(int64(j))
+			m0.Add(&m0, big.NewInt(c[j]))
+			m1.Add(&m1, x.Mul(bj, big.NewInt(c[j])))
+			m2.Add(&m2, x.Mul(x.Mul(bj, bj), big.NewInt(c[j])))
+		}
+		for i := range r {
+			bi := big.NewInt(int64(i))
+			term.Mul(y.Mul(bi, bi), &m0)
+			term.Sub(&term, y.Mul(y.Lsh(bi, 1), &m1))
+			term.Add(&term, &m2)
+			expected.Add(&expected, x.Mul(big.NewInt(r[i]), &term))
+		}
+	}
+	details := map[string]any{"classes": classes, "records": s.total}
+	if expected.Sign() == 0 {
+		// Only when both columns hold one and the same class: sklearn warns and returns NaN.
+		return core.Undefined("only one class", details)
+	}
+	var k big.Rat
+	k.SetFrac(x.Mul(&observed, n), &expected)
+	kf, _ := k.Float64()
+	return core.Result{Value: 1 - kf, Details: details}
+}
+
+// balanced computes sklearn's balanced_accuracy_score: the mean recall over the classes
+// present in the label (a class only ever predicted is left out, as sklearn does with a
+// warning); adjusted rescales it so that chance scores 0.
+func (s *State) balanced() core.Result {
+	if s.total == 0 {
+		return s.noRecords()
+	}
+	tp, _, tru := s.mat.sums(s.mat.n)
+	var classes []int64
+	var sum core.Sum
+	for k := range tru {
+		if tru[k] > 0 {
+			classes = append(classes, int64(k))
+			sum.Add(float64(tp[k]) / float64(tru[k]))
+		}
+	}
+	details := map[string]any{"classes": classes, "records": s.total}
+	score := sum.Float() / float64(len(classes))
+	if s.m.adjusted {
+		if len(classes) == 1 {
+			// sklearn divides by 1 − 1/1 = 0 and returns NaN or -inf.
+			return core.Undefined("adjusted with a single true class", details)
+		}
+		chance := 1 / float64(len(classes))
+		score -= chance
+		score /= 1 - chance
+	}
+	return core.Result{Value: score, Details: details}
 }

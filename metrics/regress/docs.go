@@ -1,11 +1,21 @@
 package regress
 
-import "github.com/evalstream/evalstream/metrics/core"
+import (
+	"fmt"
+
+	"github.com/evalstream/evalstream/metrics/core"
+)
 
 var numberInvalid = []string{
 	"missing field: prediction or label absent or null",
 	"wrong type: not an integer or a float",
 	"non-finite value: NaN or ±Inf (SciPy would return NaN, MindNLP a meaningless number)",
+}
+
+var errorsInvalid = []string{
+	"missing field: prediction or label absent or null",
+	"wrong type: not an integer or a float (a boolean is not a regression value)",
+	"non-finite value: NaN or ±Inf (sklearn raises on them)",
 }
 
 // Docs describes every metric type of this package, for `evalstream list`.
@@ -52,5 +62,27 @@ func Docs() []core.Doc {
 			},
 			Memory: "about 600 bytes: an exact sum and a count",
 		},
+		errorDoc("mse", core.DirectionLower, "mean_squared_error: Σ(y − ŷ)² / n, with y − ŷ and its square summed exactly (sklearn rounds each term and sums with numpy, so values agree to about 1e-15 relative)", 1),
+		errorDoc("rmse", core.DirectionLower, "root_mean_squared_error: sqrt(mse)", 1),
+		errorDoc("mae", core.DirectionLower, "mean_absolute_error: Σ|y − ŷ| / n, the differences summed exactly", 1),
+		errorDoc("mape", core.DirectionLower, "mean_absolute_percentage_error: Σ |ŷ − y| / max(|y|, 2^-52) / n (not multiplied by 100; a zero label divides by float64 machine epsilon, giving a huge value as sklearn does). Each term is rounded as numpy computes it; the sum is exact", 1),
+		errorDoc("r2", core.DirectionHigher, "r2_score: 1 − Σ(y − ŷ)² / Σ(y − ȳ)², both sums computed exactly from exact sums (no rounding of the mean), with sklearn's force_finite: 1.0 when every prediction equals its label, else 0.0 when the label is constant. Null (\"fewer than 2 records\") for one record, where sklearn returns NaN. "+
+			"Where sklearn's rounded mean makes a constant label look non-constant (e.g. three labels 0.1: numpy's mean is 0.10000000000000002) sklearn returns a huge negative number; we return 0.0. "+offsetNote, 3),
+		errorDoc("explained_variance", core.DirectionHigher, "explained_variance_score: 1 − Var(y − ŷ) / Var(y), variances computed exactly from exact sums, with sklearn's force_finite: 1.0 when the residuals y − ŷ are all equal (a constant offset, also for a constant label), else 0.0 when the label is constant. One record gives 1.0 as in sklearn. Where sklearn's rounding makes equal residuals look unequal (labels 0.1, predictions 0.2) it returns 0.0 for a constant label; we return 1.0. "+offsetNote, 4),
+	}
+}
+
+// offsetNote says where sklearn's own rounding, not ours, dominates the difference.
+const offsetNote = "For labels with a large offset relative to their spread (1e15 + U(0, 1)) numpy's rounded mean is off by up to half an ulp of the offset so sklearn's value can be off by tens of percent (29% in gen_regerr.py's 1e15 cases); ours is the exact value rounded (testdata/goldens/gen_regerr.py prints both)"
+
+// errorDoc describes one of the sklearn regression scores.
+func errorDoc(typ, direction, value string, sums int) core.Doc {
+	return core.Doc{
+		Type:      typ,
+		Direction: direction,
+		Presets:   []string{"sklearn"},
+		Value:     value + ". Null (\"no records\") with no records (sklearn raises) and (\"overflow\") when a sum or the result exceeds the float64 range. The option multioutput is not supported (a config error): a record has one prediction and one label",
+		Invalid:   errorsInvalid,
+		Memory:    fmt.Sprintf("about %d bytes: a count and %d exact sum(s)", 600*sums, sums),
 	}
 }

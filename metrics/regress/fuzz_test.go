@@ -9,7 +9,8 @@ import (
 // FuzzDecodeState: decoding arbitrary bytes never panics; a state that decodes is usable.
 func FuzzDecodeState(f *testing.F) {
 	var metrics []core.Metric
-	for _, c := range []struct{ typ, compat string }{{"pearson", "scipy"}, {"spearman", "mindnlp"}, {"spearman", "scipy"}, {"perplexity", "mindnlp"}} {
+	for _, c := range []struct{ typ, compat string }{{"pearson", "scipy"}, {"spearman", "mindnlp"}, {"spearman", "scipy"}, {"perplexity", "mindnlp"},
+		{"mse", "sklearn"}, {"mae", "sklearn"}, {"mape", "sklearn"}, {"r2", "sklearn"}, {"explained_variance", "sklearn"}} {
 		o := core.NewOptions(map[string]any{"compat": c.compat})
 		m, _ := ctor(c.typ, o)
 		metrics = append(metrics, m)

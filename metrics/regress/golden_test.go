@@ -16,6 +16,18 @@ func ctor(typ string, o *core.Options) (core.Metric, error) {
 		return NewSpearman(o)
 	case "perplexity":
 		return NewPerplexity(o)
+	case "mse":
+		return NewMSE(o)
+	case "rmse":
+		return NewRMSE(o)
+	case "mae":
+		return NewMAE(o)
+	case "mape":
+		return NewMAPE(o)
+	case "r2":
+		return NewR2(o)
+	case "explained_variance":
+		return NewExplainedVariance(o)
 	}
 	return nil, fmt.Errorf("unknown metric type %q", typ)
 }
@@ -23,5 +35,12 @@ func ctor(typ string, o *core.Options) (core.Metric, error) {
 func TestGoldens(t *testing.T) {
 	goldentest.MaxRelErr = 0
 	goldentest.RunFile(t, "../../testdata/goldens/regress.json", ctor)
+	t.Logf("largest relative error against the goldens: %.3g", goldentest.MaxRelErr)
+}
+
+// TestGoldensRegErr runs the goldens of issue 15's scikit-learn metrics (gen_regerr.py).
+func TestGoldensRegErr(t *testing.T) {
+	goldentest.MaxRelErr = 0
+	goldentest.RunFile(t, "../../testdata/goldens/regerr_regress.json", ctor)
 	t.Logf("largest relative error against the goldens: %.3g", goldentest.MaxRelErr)
 }

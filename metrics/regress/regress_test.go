@@ -370,7 +370,7 @@ func TestSplitInvariance(t *testing.T) {
 }
 
 func TestDecodeCorrupt(t *testing.T) {
-	for _, typ := range []string{"pearson", "spearman", "perplexity"} {
+	for _, typ := range []string{"pearson", "spearman", "perplexity", "mse", "r2", "explained_variance"} {
 		m := build(t, typ, nil)
 		s := m.NewState()
 		if typ == "perplexity" {
@@ -397,7 +397,7 @@ func TestDecodeCorrupt(t *testing.T) {
 
 func TestDocs(t *testing.T) {
 	docs := Docs()
-	require.Len(t, docs, 3)
+	require.Len(t, docs, 9)
 	for _, d := range docs {
 		require.NotEmpty(t, d.Presets)
 		require.NotEmpty(t, d.Value)
