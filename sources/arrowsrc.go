@@ -370,6 +370,14 @@ func (r *arrowReader) advance() error {
 		if rows := rec.NumRows(); rows < 0 || rows > 64*r.fi.size+1<<20 {
 			return fileError(r.fi.path, r.it.where(), fmt.Errorf("%w: implausible row count %d for a file of %d bytes", ErrCorrupt, rows, r.fi.size))
 		}
+		// arrow/go does not check that the columns agree with the record batch (pyarrow's
+		// validation does): a column claiming more rows or nulls than it has is corruption,
+		// not rows to skip.
+		for i, col := range rec.Columns() {
+			if n := int64(col.Len()); n != rec.NumRows() || col.NullN() < 0 || col.NullN() > col.Len() {
+				return fileError(r.fi.path, r.it.where(), fmt.Errorf("%w: column %q has %d rows and %d nulls in a record batch of %d rows", ErrCorrupt, rec.Schema().Field(i).Name, n, col.NullN(), rec.NumRows()))
+			}
+		}
 		if rec.Schema() != r.schema {
 			r.schema = rec.Schema()
 			r.cols = columnsOf(r.schema, r.fields, nil) // batches keep the old one

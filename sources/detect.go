@@ -194,13 +194,6 @@ func formatOf(name string) string {
 	return ""
 }
 
-// isJSONName reports a .json (or .json.gz) name: JSON Lines from pandas, HF datasets and
-// duckdb, but also metadata next to data (HF's dataset_info.json and state.json).
-func isJSONName(name string) bool {
-	n := strings.TrimSuffix(strings.ToLower(name), ".gz")
-	return filepath.Ext(n) == ".json"
-}
-
 // family groups the formats read by one reader: "arrows" and "arrow" are both Arrow IPC, and
 // which of the two a file is comes from its bytes.
 func family(f string) string {
@@ -226,13 +219,14 @@ func describe(f string) string {
 
 // errCannotTell is the error for a file whose format neither its bytes nor its name tell.
 func errCannotTell(path string, s sniffed) error {
-	why := "cannot tell the format from the first bytes or the extension"
 	if s.jsonArray {
-		why = "the file is one JSON document (it starts with '['), not JSON Lines (one object per line: pandas to_json(orient='records', lines=True))"
+		return fmt.Errorf("sources: %s: %w: the file is one JSON document (it starts with '['), not JSON Lines (one object per line, as pandas to_json(orient='records', lines=True) writes); "+
+			"to read its lines as JSON Lines anyway, set --input-format jsonl (config key source.format)", path, ErrFormat)
 	}
-	return fmt.Errorf("sources: %s: %w: %s (Arrow IPC files start with ARROW1, streams with 0xFFFFFFFF, Parquet with PAR1, gzip with 1f 8b, JSON Lines with '{'; "+
-		"known extensions: .jsonl, .ndjson, .json, .arrow, .arrows, .feather, .ipc, .parquet, .pq, and .gz for JSON Lines); "+
-		"set the format with --input-format or the config key source.format (jsonl, arrow, arrows or parquet)", path, ErrFormat, why)
+	return fmt.Errorf("sources: %s: %w: cannot tell the format from the first bytes or the extension "+
+		"(Arrow IPC files start with ARROW1, streams with 0xFFFFFFFF, Parquet with PAR1, gzip with 1f 8b, JSON Lines with '{'; "+
+		"extensions: .jsonl, .ndjson, .arrow, .arrows, .feather, .ipc, .parquet, .pq, and .gz for JSON Lines); "+
+		"set the format with --input-format or the config key source.format (jsonl, arrow, arrows or parquet)", path, ErrFormat)
 }
 
 // resolve returns the format path is read with under c: the one its bytes tell, else its
@@ -270,11 +264,13 @@ func (c FileConfig) resolve(path string) (string, error) {
 }
 
 // selects reports whether a file found by listing a directory (inDir) or matching a glob
-// belongs to c. Listing a directory without a format takes the files with a data extension
-// (not .json: in a directory, those are often metadata, such as HF datasets' state.json) and
-// the files whose bytes are Arrow or Parquet; a glob takes every file whose format can be
-// told. With a format, the files of that format by their bytes (Arrow IPC file or stream
-// for arrow and arrows) or, when the bytes do not tell, by their extension.
+// belongs to c. Listing a directory takes the files whose bytes are Arrow or Parquet and the
+// files with a data extension (not .json: next to data, those are often metadata, such as HF
+// datasets' dataset_info.json and state.json; a glob such as dir/*.json selects them); a
+// glob takes every file whose format can be told. With a format, only files of that format:
+// by their bytes (Arrow IPC file or stream for both arrow and arrows) or, when the bytes do
+// not tell, by their extension (for jsonl, a glob also takes files whose format cannot be
+// told: text has no magic).
 func (c FileConfig) selects(path string, inDir bool) (bool, error) {
 	s, err := sniffFile(path)
 	if err != nil {
@@ -294,11 +290,14 @@ func (c FileConfig) selects(path string, inDir bool) (bool, error) {
 	if s.binary {
 		return family(s.format) == family(want), nil
 	}
-	if !inDir {
-		return s.format == "" || family(s.format) == family(want), nil
+	if inDir {
+		return ext != "" && family(ext) == family(want), nil
 	}
-	if want == FormatJSONL && isJSONName(path) {
-		return true, nil
+	if s.format != "" {
+		return family(s.format) == family(want), nil
 	}
-	return ext != "" && family(ext) == family(want), nil
+	if ext != "" {
+		return family(ext) == family(want), nil
+	}
+	return !inDir && want == FormatJSONL, nil // text has no magic: a glob chose it
 }

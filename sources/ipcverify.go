@@ -195,44 +195,45 @@ func (v *fbv) fieldDef(t fbt, depth int) bool {
 	return v.tables(t, 5, func(c fbt) bool { return v.fieldDef(c, depth+1) }) && v.keyValues(t, 6)
 }
 
-// recordBatch checks a RecordBatch table whose body has bodyLen bytes.
-func (v *fbv) recordBatch(t fbt, bodyLen int64) bool {
+// recordBatch checks a RecordBatch table whose body has bodyLen bytes. It returns nil or
+// what is wrong, for the error.
+func (v *fbv) recordBatch(t fbt, bodyLen int64) error {
 	p, present, ok := v.field(t, 0, 8)
 	if !ok || (present && v.i64(p) < 0) {
-		return false
+		return errors.New("record batch length")
 	}
 	start, n, _, ok := v.vector(t, 1, 16) // FieldNode{length, null_count}
 	if !ok {
-		return false
+		return errors.New("field nodes")
 	}
 	for i := 0; i < n; i++ {
-		if v.i64(start+16*i) < 0 || v.i64(start+16*i+8) < 0 {
-			return false
+		if l, nulls := v.i64(start+16*i), v.i64(start+16*i+8); l < 0 || nulls < 0 || nulls > l {
+			return fmt.Errorf("field node %d claims %d values and %d nulls", i, l, nulls)
 		}
 	}
 	start, nbuf, _, ok := v.vector(t, 2, 16) // Buffer{offset, length}
 	if !ok {
-		return false
+		return errors.New("buffers")
 	}
 	for i := 0; i < nbuf; i++ {
 		off, l := v.i64(start+16*i), v.i64(start+16*i+8)
 		if off < 0 || l < 0 || off > bodyLen || l > bodyLen-off {
-			return false
+			return fmt.Errorf("buffer %d claims %d bytes at offset %d of a %d-byte body", i, l, off, bodyLen)
 		}
 	}
 	if !v.optTable(t, 3) {
-		return false
+		return errors.New("compression")
 	}
 	start, n, _, ok = v.vector(t, 4, 8) // variadicBufferCounts
 	if !ok {
-		return false
+		return errors.New("variadic buffer counts")
 	}
 	for i := 0; i < n; i++ {
 		if c := v.i64(start + 8*i); c < 0 || c > int64(nbuf) {
-			return false
+			return fmt.Errorf("variadic buffer count %d", c)
 		}
 	}
-	return true
+	return nil
 }
 
 // verifyMessage checks the flatbuffer of an IPC message and returns its body length, which
@@ -272,14 +273,22 @@ func verifyMessage(meta []byte, maxBody int64) (int64, error) {
 	case fbHeaderSchema:
 		ok = v.schema(h)
 	case fbHeaderRecord:
-		ok = v.recordBatch(h, bodyLen)
+		if err := v.recordBatch(h, bodyLen); err != nil {
+			return 0, fmt.Errorf("%w: %w", errBadMetadata, err)
+		}
 	case fbHeaderDictionary:
 		var rb fbt
 		if _, _, ok = v.field(h, 0, 8); ok {
 			if _, _, ok = v.field(h, 2, 1); ok {
 				rb, present, ok = v.subTable(h, 1)
-				ok = ok && present && v.recordBatch(rb, bodyLen)
+				ok = ok && present
 			}
+		}
+		if !ok {
+			return 0, fmt.Errorf("%w: dictionary batch header", errBadMetadata)
+		}
+		if err := v.recordBatch(rb, bodyLen); err != nil {
+			return 0, fmt.Errorf("%w: dictionary batch: %w", errBadMetadata, err)
 		}
 	default:
 		return 0, fmt.Errorf("%w: unsupported message type %d", errBadMetadata, typ)

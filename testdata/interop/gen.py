@@ -7,7 +7,7 @@
 
 Writes testdata/interop/files/ (cleared first) and manifest.json, which lists every fixture,
 the writer call that made it and the format a reader must find from its bytes. The Go test
-(sources/interop_test.go) reads each one through the same path the CLI takes and requires
+(cmd/evalstream/interop_test.go) reads each one through `evalstream score` and requires
 exactly the numbers of records.jsonl, the reference twin written by Python's json module.
 Go tests only read the committed files; they never need Python.
 """
