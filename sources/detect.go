@@ -229,8 +229,8 @@ func errCannotTell(path string, s sniffed) error {
 		"set the format with --input-format or the config key source.format (jsonl, arrow, arrows or parquet)", path, ErrFormat)
 }
 
-// resolve returns the format path is read with under c: the one its bytes tell, else its
-// extension's, else (text) JSON Lines. With an explicit format, a file whose bytes tell
+// resolve returns the format path is read with under c: the one its bytes tell (JSON Lines
+// for gzip and text starting with '{'), else its extension's. With an explicit format, a file whose bytes tell
 // another format is an error, except that "arrow" and "arrows" both read Arrow IPC files
 // and streams (the bytes tell which).
 func (c FileConfig) resolve(path string) (string, error) {
@@ -244,12 +244,10 @@ func (c FileConfig) resolve(path string) (string, error) {
 	want := c.format()
 	if want == FormatAuto {
 		switch {
-		case s.binary:
+		case s.format != "":
 			return s.format, nil
 		case formatOf(path) != "":
 			return formatOf(path), nil
-		case s.format != "":
-			return s.format, nil
 		}
 		return "", errCannotTell(path, s)
 	}

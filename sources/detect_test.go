@@ -83,6 +83,7 @@ func TestFormatFromContent(t *testing.T) {
 	parquetAsJSONL := put("p.jsonl", readInterop(t, "pandas.parquet"))
 	parquetNoExt := put("part-0", readInterop(t, "pandas.parquet"))
 	jsonl := put("r.json", readInterop(t, "pandas.json"))
+	jsonlAsParquet := put("j.parquet", readInterop(t, "records.jsonl"))
 	gz := put("r.arrow.gz", readInterop(t, "pandas.jsonl.gz"))
 	txt := put("notes.txt", []byte("hello\n"))
 	corrupt := put("broken.arrow", []byte("not an arrow file at all"))
@@ -103,6 +104,7 @@ func TestFormatFromContent(t *testing.T) {
 		{parquetNoExt, FormatArrow, "", ErrFormat},
 		{jsonl, "", FormatJSONL, nil},
 		{jsonl, FormatParquet, "", ErrFormat},
+		{jsonlAsParquet, "", FormatJSONL, nil},
 		{gz, "", FormatJSONL, nil},
 		{txt, "", "", ErrFormat},
 		{txt, FormatJSONL, FormatJSONL, nil},
