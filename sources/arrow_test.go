@@ -439,8 +439,9 @@ func TestErrorsNamePosition(t *testing.T) {
 			f, err := os.Open(path)
 			require.NoError(t, err)
 			defer f.Close()
-			_, blocks, _, err := readFooter(f, int64(len(data)))
+			ft, err := readFooter(f, int64(len(data)))
 			require.NoError(t, err)
+			blocks := ft.records
 			require.Len(t, blocks, 2)
 			for i := blocks[1].offset + 8; i < blocks[1].offset+blocks[1].meta; i++ {
 				data[i] = 0xFF

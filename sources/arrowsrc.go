@@ -184,13 +184,14 @@ func openArrowish(fi fileInfo, s *fileSource) (_ fileReader, err error) {
 	defer recovered(&err)
 	switch fi.format {
 	case FormatArrow:
-		// An Arrow IPC file is "ARROW1", padding, an IPC stream, the footer (an index of
-		// the stream's messages), its length and "ARROW1". The footer is verified (a
-		// truncated file has none) and the embedded stream is read in order, through the
-		// same verified message reader as .arrows files. (arrow/go v15's FileReader also
-		// never releases its dictionaries.)
+		// An Arrow IPC file is "ARROW1", padding, messages, the footer (the schema and an
+		// index of the dictionary and record batch messages), its length and "ARROW1". As
+		// pyarrow does, the schema comes from the verified footer and the messages are read
+		// where the footer says (polars puts no schema message before them), each through
+		// the same verified message reader as .arrows files. (arrow/go v15's FileReader
+		// trusts the metadata and never releases its dictionaries.)
 		where = "footer"
-		_, blocks, footerLen, err := readFooter(f, fi.size) // not progress: read f directly
+		ft, err := readFooter(f, fi.size) // not progress: read f directly
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
@@ -198,17 +199,26 @@ func openArrowish(fi fileInfo, s *fileSource) (_ fileReader, err error) {
 		if _, err := f.ReadAt(head[:], 0); err != nil || string(head[:6]) != "ARROW1" {
 			return nil, fmt.Errorf("%w: %w: no leading magic", ErrCorrupt, errBadMetadata)
 		}
-		streamLen := fi.size - 10 - footerLen - 8
 		where = "schema"
-		mr := newSafeMessageReader(bufio.NewReaderSize(io.NewSectionReader(r.cnt, 8, streamLen), 256<<10), streamLen, mem)
+		mr := newSafeMessageReader(nil, 0, mem)
 		mr.bodies = s.bodies()
-		r.mapInto(mr, s, 8)
-		sr, err := ipc.NewReaderFromMessageReader(mr, ipc.WithAllocator(mem))
+		r.mapInto(mr, s, 0)
+		br := bufio.NewReaderSize(nil, 256<<10)
+		bm := &blockMessageReader{mr: mr, ft: ft, next: -1, reset: func(off, n int64) {
+			mr.left = n
+			if mr.mapped != nil {
+				mr.pos = off
+				return
+			}
+			br.Reset(io.NewSectionReader(r.cnt, off, n))
+			mr.r = br
+		}}
+		sr, err := ipc.NewReaderFromMessageReader(bm, ipc.WithAllocator(mem))
 		if err != nil {
 			mr.Release()
 			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
-		r.it = &ipcStreamIter{r: sr, mr: mr, want: len(blocks)}
+		r.it = &ipcStreamIter{r: sr, mr: mr, want: len(ft.records)}
 	case FormatArrows:
 		where = "schema"
 		mr := newSafeMessageReader(bufio.NewReaderSize(r.cnt, 256<<10), fi.size, mem)
@@ -359,6 +369,14 @@ func (r *arrowReader) advance() error {
 		// A corrupted row count must not make a tiny file yield billions of records.
 		if rows := rec.NumRows(); rows < 0 || rows > 64*r.fi.size+1<<20 {
 			return fileError(r.fi.path, r.it.where(), fmt.Errorf("%w: implausible row count %d for a file of %d bytes", ErrCorrupt, rows, r.fi.size))
+		}
+		// arrow/go does not check that the columns agree with the record batch (pyarrow's
+		// validation does): a column claiming more rows or nulls than it has is corruption,
+		// not rows to skip.
+		for i, col := range rec.Columns() {
+			if n := int64(col.Len()); n != rec.NumRows() || col.NullN() < 0 || col.NullN() > col.Len() {
+				return fileError(r.fi.path, r.it.where(), fmt.Errorf("%w: column %q has %d rows and %d nulls in a record batch of %d rows", ErrCorrupt, rec.Schema().Field(i).Name, n, col.NullN(), rec.NumRows()))
+			}
 		}
 		if rec.Schema() != r.schema {
 			r.schema = rec.Schema()

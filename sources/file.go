@@ -76,9 +76,13 @@ type FileConfig struct {
 	// "." or "_" are skipped). An existing file whose name contains glob characters is taken
 	// literally. Files are read in sorted path order.
 	Path string
-	// Format is "auto" (the default when empty: by extension), "jsonl", "arrow" (Arrow IPC
-	// file), "arrows" (Arrow IPC stream) or "parquet". JSON Lines files ending in ".gz" (or
-	// starting with the gzip magic bytes) are decompressed.
+	// Format is "auto" (the default when empty), "jsonl", "arrow", "arrows" or "parquet".
+	// Each file is read as its first bytes tell (Arrow IPC file "ARROW1", Arrow IPC stream,
+	// Parquet "PAR1", gzip-compressed JSON Lines), else as its extension tells, else (text
+	// starting with '{') as JSON Lines; see resolve. A format given here selects the files
+	// of a directory or glob and is checked against each file's bytes; "arrow" and "arrows"
+	// both read Arrow IPC files and streams. JSON Lines starting with the gzip magic bytes
+	// are decompressed. Feather V1 files are refused with how to convert them.
 	Format string
 }
 
@@ -101,26 +105,6 @@ func (c FileConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// formatOf tells a file's format from its name ("" when the extension is unknown).
-func formatOf(name string) string {
-	n := strings.ToLower(filepath.Base(name))
-	n = strings.TrimSuffix(n, ".gz")
-	switch filepath.Ext(n) {
-	case ".jsonl", ".ndjson":
-		return FormatJSONL
-	case ".arrow", ".feather":
-		return FormatArrow
-	case ".arrows":
-		return FormatArrows
-	case ".parquet":
-		if strings.HasSuffix(strings.ToLower(name), ".gz") {
-			return ""
-		}
-		return FormatParquet
-	}
-	return ""
-}
-
 func (c FileConfig) format() string {
 	if c.Format == "" {
 		return FormatAuto
@@ -128,29 +112,23 @@ func (c FileConfig) format() string {
 	return c.Format
 }
 
-// fileFormat returns the format a file is read with under c.
-func (c FileConfig) fileFormat(name string) (string, error) {
-	if f := c.format(); f != FormatAuto {
-		return f, nil
-	}
-	if f := formatOf(name); f != "" {
-		return f, nil
-	}
-	return "", fmt.Errorf("sources: %s: %w: cannot tell the format from the extension (want .jsonl, .ndjson, .jsonl.gz, .ndjson.gz, .arrow, .feather, .arrows or .parquet; or set format)", name, ErrFormat)
-}
-
-// selects reports whether a file found by a directory listing or a glob belongs to c.
-func (c FileConfig) selects(name string) bool {
-	f := formatOf(name)
-	if f == "" {
-		return false
-	}
-	return c.format() == FormatAuto || c.format() == f
-}
-
 // Expand returns the sorted list of files the config selects. It is an error (wrapping
-// ErrNoFiles) when none is selected.
+// ErrNoFiles) when none is selected, and (wrapping ErrFormat) when the format of a selected
+// file cannot be told or is not read.
 func Expand(c FileConfig) ([]string, error) {
+	fis, err := expand(c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(fis))
+	for i, fi := range fis {
+		out[i] = fi.path
+	}
+	return out, nil
+}
+
+// expand returns the selected files, in sorted order, with the format each is read with.
+func expand(c FileConfig) ([]fileInfo, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -164,22 +142,23 @@ func Expand(c FileConfig) ([]string, error) {
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") || !c.selects(name) {
+			if strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") {
 				continue
 			}
 			p := filepath.Join(c.Path, name)
 			if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
-			files = append(files, p)
+			if ok, err := c.selects(p, true); err != nil {
+				return nil, err
+			} else if ok {
+				files = append(files, p)
+			}
 		}
 		if len(files) == 0 {
 			return nil, fmt.Errorf("sources: directory %s holds no %s files: %w", c.Path, describeFormat(c.format()), ErrNoFiles)
 		}
 	case err == nil:
-		if _, err := c.fileFormat(c.Path); err != nil {
-			return nil, err
-		}
 		files = []string{c.Path}
 	default:
 		if !hasMeta(c.Path) {
@@ -198,17 +177,31 @@ func Expand(c FileConfig) ([]string, error) {
 			if err != nil || !fi.Mode().IsRegular() {
 				continue
 			}
-			if c.format() == FormatAuto && formatOf(m) == "" {
-				continue
+			if ok, err := c.selects(m, false); err != nil {
+				return nil, err
+			} else if ok {
+				files = append(files, m)
 			}
-			files = append(files, m)
 		}
 		if len(files) == 0 {
 			return nil, fmt.Errorf("sources: pattern %q matches no %s files: %w", c.Path, describeFormat(c.format()), ErrNoFiles)
 		}
 	}
 	slices.Sort(files)
-	return slices.Compact(files), nil
+	files = slices.Compact(files)
+	out := make([]fileInfo, 0, len(files))
+	for _, p := range files {
+		f, err := c.resolve(p)
+		if err != nil {
+			return nil, err
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("sources: %w", err)
+		}
+		out = append(out, fileInfo{path: p, format: f, size: st.Size()})
+	}
+	return out, nil
 }
 
 func describeFormat(f string) string {
@@ -295,7 +288,7 @@ func OpenFiles(c FileConfig, fields []string, batchSize int, maxRecordBytes int)
 }
 
 func openFiles(c FileConfig, fields []string, batchSize, maxRecordBytes int, mem memory.Allocator) (*fileSource, error) {
-	paths, err := Expand(c)
+	fis, err := expand(c)
 	if err != nil {
 		return nil, err
 	}
@@ -306,17 +299,9 @@ func openFiles(c FileConfig, fields []string, batchSize, maxRecordBytes int, mem
 		maxRecordBytes = 0
 	}
 	s := &fileSource{fields: slices.Clone(fields), batchSize: batchSize, maxRecord: maxRecordBytes, mem: mem}
-	for _, p := range paths {
-		f, err := c.fileFormat(p)
-		if err != nil {
-			return nil, err
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, fmt.Errorf("sources: %w", err)
-		}
-		s.files = append(s.files, fileInfo{path: p, format: f, size: st.Size()})
-		s.total += st.Size()
+	for _, fi := range fis {
+		s.files = append(s.files, fi)
+		s.total += fi.size
 	}
 	if len(s.files) >= 1<<(64-seqRowBits) {
 		return nil, fmt.Errorf("sources: %d files selected, at most %d supported", len(s.files), 1<<(64-seqRowBits)-1)

@@ -195,44 +195,45 @@ func (v *fbv) fieldDef(t fbt, depth int) bool {
 	return v.tables(t, 5, func(c fbt) bool { return v.fieldDef(c, depth+1) }) && v.keyValues(t, 6)
 }
 
-// recordBatch checks a RecordBatch table whose body has bodyLen bytes.
-func (v *fbv) recordBatch(t fbt, bodyLen int64) bool {
+// recordBatch checks a RecordBatch table whose body has bodyLen bytes. It returns nil or
+// what is wrong, for the error.
+func (v *fbv) recordBatch(t fbt, bodyLen int64) error {
 	p, present, ok := v.field(t, 0, 8)
 	if !ok || (present && v.i64(p) < 0) {
-		return false
+		return errors.New("record batch length")
 	}
 	start, n, _, ok := v.vector(t, 1, 16) // FieldNode{length, null_count}
 	if !ok {
-		return false
+		return errors.New("field nodes")
 	}
 	for i := 0; i < n; i++ {
-		if v.i64(start+16*i) < 0 || v.i64(start+16*i+8) < 0 {
-			return false
+		if l, nulls := v.i64(start+16*i), v.i64(start+16*i+8); l < 0 || nulls < 0 || nulls > l {
+			return fmt.Errorf("field node %d claims %d values and %d nulls", i, l, nulls)
 		}
 	}
 	start, nbuf, _, ok := v.vector(t, 2, 16) // Buffer{offset, length}
 	if !ok {
-		return false
+		return errors.New("buffers")
 	}
 	for i := 0; i < nbuf; i++ {
 		off, l := v.i64(start+16*i), v.i64(start+16*i+8)
 		if off < 0 || l < 0 || off > bodyLen || l > bodyLen-off {
-			return false
+			return fmt.Errorf("buffer %d claims %d bytes at offset %d of a %d-byte body", i, l, off, bodyLen)
 		}
 	}
 	if !v.optTable(t, 3) {
-		return false
+		return errors.New("compression")
 	}
 	start, n, _, ok = v.vector(t, 4, 8) // variadicBufferCounts
 	if !ok {
-		return false
+		return errors.New("variadic buffer counts")
 	}
 	for i := 0; i < n; i++ {
 		if c := v.i64(start + 8*i); c < 0 || c > int64(nbuf) {
-			return false
+			return fmt.Errorf("variadic buffer count %d", c)
 		}
 	}
-	return true
+	return nil
 }
 
 // verifyMessage checks the flatbuffer of an IPC message and returns its body length, which
@@ -272,14 +273,22 @@ func verifyMessage(meta []byte, maxBody int64) (int64, error) {
 	case fbHeaderSchema:
 		ok = v.schema(h)
 	case fbHeaderRecord:
-		ok = v.recordBatch(h, bodyLen)
+		if err := v.recordBatch(h, bodyLen); err != nil {
+			return 0, fmt.Errorf("%w: %w", errBadMetadata, err)
+		}
 	case fbHeaderDictionary:
 		var rb fbt
 		if _, _, ok = v.field(h, 0, 8); ok {
 			if _, _, ok = v.field(h, 2, 1); ok {
 				rb, present, ok = v.subTable(h, 1)
-				ok = ok && present && v.recordBatch(rb, bodyLen)
+				ok = ok && present
 			}
+		}
+		if !ok {
+			return 0, fmt.Errorf("%w: dictionary batch header", errBadMetadata)
+		}
+		if err := v.recordBatch(rb, bodyLen); err != nil {
+			return 0, fmt.Errorf("%w: dictionary batch: %w", errBadMetadata, err)
 		}
 	default:
 		return 0, fmt.Errorf("%w: unsupported message type %d", errBadMetadata, typ)
@@ -297,26 +306,38 @@ type ipcBlock struct {
 	body   int64
 }
 
-// verifyFooter checks the footer flatbuffer of an Arrow IPC file of fileSize bytes and
-// returns its dictionary and record batch blocks.
-func verifyFooter(footer []byte, fileSize int64) (dicts, records []ipcBlock, err error) {
+// ipcFooter is the verified footer of an Arrow IPC file.
+type ipcFooter struct {
+	dicts, records []ipcBlock
+	len            int64 // bytes of the footer flatbuffer
+	// schema is a schema message (metadata flatbuffer) made from the footer's schema: the
+	// footer, not a message at the start of the body, is what defines an IPC file's schema
+	// (polars writes the file without a schema message).
+	schema []byte
+}
+
+// verifyFooter checks the footer flatbuffer of an Arrow IPC file of fileSize bytes.
+func verifyFooter(footer []byte, fileSize int64) (ipcFooter, error) {
 	v := &fbv{b: footer, budget: len(footer)/4 + 8}
 	if !v.in(0, 4) {
-		return nil, nil, fmt.Errorf("%w: footer too short", errBadMetadata)
+		return ipcFooter{}, fmt.Errorf("%w: footer too short", errBadMetadata)
 	}
 	t, ok := v.table(int(v.u32(0)))
 	if !ok {
-		return nil, nil, fmt.Errorf("%w: footer table", errBadMetadata)
+		return ipcFooter{}, fmt.Errorf("%w: footer table", errBadMetadata)
 	}
-	if _, _, ok := v.field(t, 0, 2); !ok {
-		return nil, nil, fmt.Errorf("%w: footer version", errBadMetadata)
+	version := 0
+	if p, present, ok := v.field(t, 0, 2); !ok {
+		return ipcFooter{}, fmt.Errorf("%w: footer version", errBadMetadata)
+	} else if present {
+		version = v.u16(p)
 	}
 	s, present, ok := v.subTable(t, 1)
 	if !ok || !present || !v.schema(s) {
-		return nil, nil, fmt.Errorf("%w: schema", errBadMetadata)
+		return ipcFooter{}, fmt.Errorf("%w: schema", errBadMetadata)
 	}
 	if !v.keyValues(t, 4) {
-		return nil, nil, fmt.Errorf("%w: footer metadata", errBadMetadata)
+		return ipcFooter{}, fmt.Errorf("%w: footer metadata", errBadMetadata)
 	}
 	blocks := func(slot int) ([]ipcBlock, bool) {
 		start, n, _, ok := v.vector(t, slot, 24)
@@ -334,38 +355,123 @@ func verifyFooter(footer []byte, fileSize int64) (dicts, records []ipcBlock, err
 		}
 		return out, true
 	}
-	if dicts, ok = blocks(2); !ok {
-		return nil, nil, fmt.Errorf("%w: dictionary blocks", errBadMetadata)
+	ft := ipcFooter{len: int64(len(footer)), schema: schemaMessage(footer, s.pos, version)}
+	if ft.dicts, ok = blocks(2); !ok {
+		return ipcFooter{}, fmt.Errorf("%w: dictionary blocks", errBadMetadata)
 	}
-	if records, ok = blocks(3); !ok {
-		return nil, nil, fmt.Errorf("%w: record batch blocks", errBadMetadata)
+	if ft.records, ok = blocks(3); !ok {
+		return ipcFooter{}, fmt.Errorf("%w: record batch blocks", errBadMetadata)
 	}
-	return dicts, records, nil
+	return ft, nil
+}
+
+// schemaMessage builds the flatbuffer of a Message whose header is the Schema table at
+// schemaPos of footer (verified). Flatbuffer offsets are relative and point forward, so the
+// message table goes before a copy of the footer and points into it; the footer's own root
+// offset is left unused.
+func schemaMessage(footer []byte, schemaPos, version int) []byte {
+	const (
+		vtable = 4  // Message vtable: 4 slots (version, header_type, header, bodyLength)
+		table  = 16 // Message table: vtable offset, header, version, header_type
+		shift  = 32 // the footer copy, 8-byte aligned as it was
+	)
+	le := binary.LittleEndian
+	b := make([]byte, shift+len(footer))
+	le.PutUint32(b[0:], table)
+	le.PutUint16(b[vtable:], 12)   // vtable bytes
+	le.PutUint16(b[vtable+2:], 12) // table bytes
+	le.PutUint16(b[vtable+4:], 8)  // version at table+8
+	le.PutUint16(b[vtable+6:], 10) // header_type at table+10
+	le.PutUint16(b[vtable+8:], 4)  // header at table+4
+	le.PutUint16(b[vtable+10:], 0) // bodyLength absent: 0
+	le.PutUint32(b[table:], table-vtable)
+	le.PutUint32(b[table+4:], uint32(shift+schemaPos-(table+4)))
+	le.PutUint16(b[table+8:], uint16(version))
+	b[table+10] = fbHeaderSchema
+	copy(b[shift:], footer)
+	return b
 }
 
 // readFooter reads and verifies the footer of the Arrow IPC file r of size bytes.
-func readFooter(r io.ReaderAt, size int64) (dicts, records []ipcBlock, footerLen int64, err error) {
+func readFooter(r io.ReaderAt, size int64) (ipcFooter, error) {
 	const magic = "ARROW1"
 	tail := make([]byte, 10)
 	if size < 2*int64(len(magic))+4 {
-		return nil, nil, 0, fmt.Errorf("%w: file too small (%d bytes)", errBadMetadata, size)
+		return ipcFooter{}, fmt.Errorf("%w: file too small (%d bytes)", errBadMetadata, size)
 	}
 	if _, err := r.ReadAt(tail, size-10); err != nil {
-		return nil, nil, 0, err
+		return ipcFooter{}, err
 	}
 	if string(tail[4:]) != magic {
-		return nil, nil, 0, fmt.Errorf("%w: not an Arrow IPC file (no trailing magic)", errBadMetadata)
+		return ipcFooter{}, fmt.Errorf("%w: not an Arrow IPC file (no trailing magic)", errBadMetadata)
 	}
 	n := int64(binary.LittleEndian.Uint32(tail))
 	if n <= 0 || n > size-10-int64(len(magic)) {
-		return nil, nil, 0, fmt.Errorf("%w: footer length %d", errBadMetadata, n)
+		return ipcFooter{}, fmt.Errorf("%w: footer length %d", errBadMetadata, n)
 	}
 	footer := make([]byte, n)
 	if _, err := r.ReadAt(footer, size-10-n); err != nil {
-		return nil, nil, 0, err
+		return ipcFooter{}, err
 	}
-	dicts, records, err = verifyFooter(footer, size)
-	return dicts, records, n, err
+	return verifyFooter(footer, size)
+}
+
+// blockMessageReader reads the messages of an Arrow IPC file as its footer lists them, as
+// pyarrow does: the schema from the footer, then the dictionary blocks, then the record
+// batch blocks. The bytes between blocks are not read (polars writes a bare schema
+// flatbuffer there). Each block is read through mr, which verifies it.
+type blockMessageReader struct {
+	mr      *safeMessageReader
+	ft      ipcFooter
+	next    int // -1: the schema; then dictionary blocks, then record batch blocks
+	reset   func(off, n int64)
+	schema  *ipc.Message
+	current int // the record batch block last read, for where
+}
+
+func (b *blockMessageReader) Retain()  { b.mr.Retain() }
+func (b *blockMessageReader) Release() { b.mr.Release() }
+
+func (b *blockMessageReader) Message() (*ipc.Message, error) {
+	if b.next < 0 {
+		b.next = 0
+		if _, err := verifyMessage(b.ft.schema, 0); err != nil {
+			return nil, fmt.Errorf("footer schema: %w", err)
+		}
+		mb := memory.NewBufferBytes(b.ft.schema)
+		body := memory.NewBufferBytes(nil)
+		b.schema = ipc.NewMessage(mb, body)
+		mb.Release()
+		body.Release()
+		return b.schema, nil
+	}
+	if b.schema != nil {
+		b.schema.Release()
+		b.schema = nil
+	}
+	nd := len(b.ft.dicts)
+	if b.next >= nd+len(b.ft.records) {
+		return nil, io.EOF
+	}
+	blk, want := b.ft.dicts, ipc.MessageDictionaryBatch
+	i := b.next
+	if i >= nd {
+		blk, want, i = b.ft.records, ipc.MessageRecordBatch, i-nd
+		b.current = i
+	}
+	b.next++
+	b.reset(blk[i].offset, blk[i].meta+blk[i].body)
+	msg, err := b.mr.Message()
+	if err == io.EOF {
+		err = io.ErrUnexpectedEOF // a block that holds the end-of-stream marker
+	}
+	if err != nil {
+		return nil, err
+	}
+	if msg.Type() != want {
+		return nil, fmt.Errorf("%w: block at offset %d holds a %v message, the footer lists it as a %v", errBadMetadata, blk[i].offset, msg.Type(), want)
+	}
+	return msg, nil
 }
 
 // safeMessageReader reads the messages of an Arrow IPC stream like arrow's own reader, but

@@ -75,7 +75,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, in := range fs.Args() {
 		fl, err := sources.Expand(sources.FileConfig{Path: in, Format: *inFormat})
 		if err != nil {
-			return runtimeErr(err)
+			return sourceErr(err)
 		}
 		files = append(files, fl...)
 	}

@@ -210,6 +210,16 @@ func (j *job) openSource() (pipeline.Source, error) {
 	return nil, usageErr("source.type %q is not supported by this build", c.Source.Type)
 }
 
+// sourceErr maps an error selecting or opening the input files: a file whose format cannot
+// be told, does not match source.format, or is not read (Feather V1) is a usage error (exit
+// 2: the user sets the format or converts the file); anything else is a runtime failure.
+func sourceErr(err error) error {
+	if errors.Is(err, sources.ErrFormat) {
+		return &exitError{2, err}
+	}
+	return runtimeErr(err)
+}
+
 // execute runs the job to the end of its input and writes the results.
 func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath string) error {
 	if j.cfg.Source.Type == "kafka" {
@@ -217,7 +227,7 @@ func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath st
 	}
 	src, err := j.openSource()
 	if err != nil {
-		return runtimeErr(err)
+		return sourceErr(err)
 	}
 	defer src.Close()
 	acc, err := j.fold(ctx, src, stderr)
