@@ -3,7 +3,9 @@ module github.com/evalstream/evalstream
 go 1.26.8
 
 require (
+	github.com/andybalholm/brotli v1.0.5
 	github.com/apache/arrow/go/v15 v15.0.2
+	github.com/golang/snappy v0.0.4
 	github.com/klauspost/compress v1.16.7
 	github.com/pierrec/lz4/v4 v4.1.18
 	github.com/segmentio/kafka-go v0.4.51
@@ -15,11 +17,9 @@ require (
 
 require (
 	github.com/JohnCGriffin/overflow v0.0.0-20211019200055-46fa312c352c // indirect
-	github.com/andybalholm/brotli v1.0.5 // indirect
 	github.com/apache/thrift v0.17.0 // indirect
 	github.com/goccy/go-json v0.10.2 // indirect
 	github.com/golang/protobuf v1.5.3 // indirect
-	github.com/golang/snappy v0.0.4 // indirect
 	github.com/google/flatbuffers v23.5.26+incompatible // indirect
 	github.com/klauspost/asmfmt v1.3.2 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.5 // indirect

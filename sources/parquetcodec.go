@@ -1,137 +1,193 @@
 package sources
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	_ "unsafe" // go:linkname
 
-	"github.com/apache/arrow/go/v15/parquet/compress"
+	"github.com/andybalholm/brotli"
+	"github.com/golang/snappy"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
 
-// arrow/go v15 decompresses Parquet pages with the codecs of its parquet/compress package,
-// which has none for LZ4_RAW (codec 7: what pyarrow, polars and duckdb write for "lz4") or
-// the deprecated LZ4 (codec 5) and no function to add one (v18 has RegisterCodec). The
-// codecs below are added to its table at start-up through a linkname: the module pins
-// v15.0.2, whose table is `var codecs = map[Compression]Codec{}`, and
-// TestParquetCodecsRegistered fails if that ever stops working. Both use
-// github.com/pierrec/lz4/v4, which arrow/go already uses for Arrow IPC LZ4 frames.
-
-//go:linkname pqCodecs github.com/apache/arrow/go/v15/parquet/compress.codecs
-var pqCodecs map[compress.Compression]compress.Codec
+// Parquet pages are decompressed here rather than by arrow/go v15's parquet/compress, which
+// has no LZ4_RAW (codec 7: what pyarrow, polars and duckdb write for "lz4") nor LZ4 (codec
+// 5, deprecated), and whose Decode grows its output to whatever the compressed data holds.
+// Each page decompresses into a buffer of exactly the size its header gives: more or less
+// data is an error, and the header's size is checked against what the codec can expand the
+// compressed bytes to before anything is allocated, where the codec bounds it. The
+// libraries are those arrow/go uses: golang/snappy, klauspost/compress (gzip, zstd),
+// andybalholm/brotli and pierrec/lz4.
 
 // Parquet codec numbers (parquet.thrift CompressionCodec).
 const (
-	codecLZ4    compress.Compression = 5
-	codecLZ4Raw compress.Compression = 7
+	codecUncompressed = 0
+	codecSnappy       = 1
+	codecGzip         = 2
+	codecLZO          = 3
+	codecBrotli       = 4
+	codecLZ4          = 5
+	codecZstd         = 6
+	codecLZ4Raw       = 7
 )
 
-func init() {
-	pqCodecs[codecLZ4Raw] = lz4RawCodec{}
-	pqCodecs[codecLZ4] = lz4HadoopCodec{}
+var codecNames = map[int]string{codecUncompressed: "UNCOMPRESSED", codecSnappy: "SNAPPY", codecGzip: "GZIP", codecLZO: "LZO",
+	codecBrotli: "BROTLI", codecLZ4: "LZ4", codecZstd: "ZSTD", codecLZ4Raw: "LZ4_RAW"}
+
+func codecName(c int) string {
+	if n, ok := codecNames[c]; ok {
+		return n
+	}
+	return fmt.Sprintf("codec %d", c)
 }
 
-// errLZ4 is an LZ4 page that does not decompress to the size its header gives. The page
-// reader's Decode has no error result: the codecs panic with it, and the Parquet reader
-// recovers the panic as a corrupt-file error.
-var errLZ4 = errors.New("invalid LZ4 page")
+// errCodec is a column chunk compressed with a codec this reader does not have.
+var errCodec = errors.New("unsupported Parquet compression")
 
-// lz4RawCodec is Parquet's LZ4_RAW: each page one LZ4 block, without framing. It is safe
-// for concurrent use.
-type lz4RawCodec struct{}
+// errDecompress is a page whose data does not decompress to the size its header gives.
+var errDecompress = errors.New("invalid compressed page")
 
-func (lz4RawCodec) Decode(dst, src []byte) []byte {
-	n, err := lz4.UncompressBlock(src, dst)
+// maxExpansion is the most a codec can expand n compressed bytes to, or -1 when it sets no
+// useful bound (zstd and brotli encode long runs in a few bytes).
+func maxExpansion(codec, n int) int64 {
+	switch codec {
+	case codecUncompressed:
+		return int64(n)
+	case codecSnappy:
+		return int64(n)*22 + 32 // a 3-byte copy emits at most 64 bytes
+	case codecGzip:
+		return int64(n)*1032 + 1024 // deflate's most
+	case codecLZ4, codecLZ4Raw:
+		return int64(n)*256 + 64 // each byte of a match length adds at most 255
+	}
+	return -1
+}
+
+// decompressors holds the decoders of one file's pages, reused from page to page. It is not
+// safe for concurrent use; close releases it.
+type decompressors struct {
+	zstd   *zstd.Decoder
+	gzip   *gzip.Reader
+	brotli *brotli.Reader
+}
+
+func (d *decompressors) close() {
+	if d.zstd != nil {
+		d.zstd.Close()
+		d.zstd = nil
+	}
+}
+
+// decompress fills dst with the decompressed src, which must decompress to exactly
+// len(dst) bytes.
+func (d *decompressors) decompress(codec int, dst, src []byte) error {
+	var err error
+	switch codec {
+	case codecUncompressed:
+		if len(src) != len(dst) {
+			return fmt.Errorf("%w: %d bytes where the header says %d", errDecompress, len(src), len(dst))
+		}
+		copy(dst, src)
+		return nil
+	case codecSnappy:
+		var n int
+		if n, err = snappy.DecodedLen(src); err == nil && n != len(dst) {
+			return fmt.Errorf("%w: SNAPPY data of %d bytes where the header says %d", errDecompress, n, len(dst))
+		}
+		if err == nil {
+			_, err = snappy.Decode(dst, src)
+		}
+	case codecGzip:
+		if d.gzip == nil {
+			d.gzip, err = gzip.NewReader(bytes.NewReader(src))
+		} else {
+			err = d.gzip.Reset(bytes.NewReader(src))
+		}
+		if err == nil {
+			err = readExactly(d.gzip, dst)
+		}
+	case codecBrotli:
+		if d.brotli == nil {
+			d.brotli = brotli.NewReader(bytes.NewReader(src))
+		} else {
+			err = d.brotli.Reset(bytes.NewReader(src))
+		}
+		if err == nil {
+			err = readExactly(d.brotli, dst)
+		}
+	case codecZstd:
+		if d.zstd == nil {
+			// One decoder, synchronous (no goroutine), never writing past dst's capacity.
+			if d.zstd, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true)); err != nil {
+				return err
+			}
+		}
+		var out []byte
+		if out, err = d.zstd.DecodeAll(src, dst[:0]); err == nil && len(out) != len(dst) {
+			return fmt.Errorf("%w: ZSTD data of %d bytes where the header says %d", errDecompress, len(out), len(dst))
+		}
+	case codecLZ4Raw:
+		err = lz4Block(dst, src)
+	case codecLZ4:
+		if !hadoopLZ4(dst, src) {
+			err = lz4Block(dst, src) // as Arrow C++: writers before the Hadoop framing wrote raw blocks
+		}
+	default:
+		return fmt.Errorf("%w %s", errCodec, codecName(codec))
+	}
 	if err != nil {
-		panic(fmt.Errorf("%w: LZ4_RAW: %w", errLZ4, err))
+		return fmt.Errorf("%w: %s: %w", errDecompress, codecName(codec), err)
 	}
-	if dst != nil && n != len(dst) {
-		panic(fmt.Errorf("%w: LZ4_RAW block of %d bytes where the page header says %d", errLZ4, n, len(dst)))
-	}
-	return dst[:n]
+	return nil
 }
 
-func (lz4RawCodec) Encode(dst, src []byte) []byte {
-	if bound := lz4.CompressBlockBound(len(src)); cap(dst) < bound {
-		dst = make([]byte, bound)
+// readExactly fills dst from r and requires r to end there.
+func readExactly(r io.Reader, dst []byte) error {
+	if n, err := io.ReadFull(r, dst); err != nil {
+		return fmt.Errorf("%d bytes where the header says %d: %w", n, len(dst), err)
 	}
-	dst = dst[:cap(dst)]
-	// With room for the bound, LZ4 always compresses (incompressible data as literals).
-	n, err := lz4.CompressBlock(src, dst, nil)
-	if err != nil || n == 0 && len(src) > 0 {
-		panic(fmt.Errorf("LZ4_RAW: %d bytes compressed to %d: %v", len(src), n, err))
+	var one [1]byte
+	switch n, err := io.ReadFull(r, one[:]); {
+	case n > 0:
+		return fmt.Errorf("more bytes than the header's %d", len(dst))
+	case err != io.EOF:
+		return err
 	}
-	return dst[:n]
+	return nil
 }
 
-func (c lz4RawCodec) EncodeLevel(dst, src []byte, _ int) []byte { return c.Encode(dst, src) }
-
-func (lz4RawCodec) CompressBound(n int64) int64 { return int64(lz4.CompressBlockBound(int(n))) }
-
-// NewReader and NewWriter: Parquet pages are compressed and decompressed whole (Encode,
-// Decode); LZ4_RAW has no stream form.
-func (lz4RawCodec) NewReader(io.Reader) io.ReadCloser { return errReadCloser{errLZ4Stream} }
-
-func (lz4RawCodec) NewWriter(io.Writer) io.WriteCloser { return errReadCloser{errLZ4Stream} }
-
-func (lz4RawCodec) NewWriterLevel(io.Writer, int) (io.WriteCloser, error) {
-	return nil, errLZ4Stream
-}
-
-var errLZ4Stream = errors.New("parquet LZ4 pages are blocks, not streams")
-
-type errReadCloser struct{ err error }
-
-func (e errReadCloser) Read([]byte) (int, error)  { return 0, e.err }
-func (e errReadCloser) Write([]byte) (int, error) { return 0, e.err }
-func (e errReadCloser) Close() error              { return nil }
-
-// lz4HadoopCodec is Parquet's deprecated LZ4: pages in the Hadoop framing (blocks each
-// preceded by their big-endian 32-bit decompressed and compressed sizes), or, as some
-// writers did and Arrow C++ accepts, one raw LZ4 block. It reads both; it writes the Hadoop
-// framing. It is safe for concurrent use.
-type lz4HadoopCodec struct{ lz4RawCodec }
-
-func (c lz4HadoopCodec) Decode(dst, src []byte) []byte {
-	if n, ok := hadoopLZ4(dst, src); ok {
-		return dst[:n]
+// lz4Block decompresses one LZ4 block filling dst exactly.
+func lz4Block(dst, src []byte) error {
+	n, err := lz4.UncompressBlock(src, dst)
+	if err == nil && n != len(dst) {
+		err = fmt.Errorf("%d bytes where the header says %d", n, len(dst))
 	}
-	return c.lz4RawCodec.Decode(dst, src)
+	return err
 }
 
-// hadoopLZ4 decompresses src as Hadoop-framed LZ4 blocks filling dst exactly; ok is false
-// when src is not in that framing.
-func hadoopLZ4(dst, src []byte) (int, bool) {
+// hadoopLZ4 decompresses src as Hadoop-framed LZ4 (blocks each preceded by their
+// big-endian 32-bit decompressed and compressed sizes) filling dst exactly; false when src
+// is not that.
+func hadoopLZ4(dst, src []byte) bool {
 	n := 0
 	for len(src) > 0 {
 		if len(src) < 8 {
-			return 0, false
+			return false
 		}
-		raw, size := int(binary.BigEndian.Uint32(src)), int(binary.BigEndian.Uint32(src[4:]))
+		raw, size := binary.BigEndian.Uint32(src), binary.BigEndian.Uint32(src[4:])
 		src = src[8:]
-		if size > len(src) || raw > len(dst)-n {
-			return 0, false
+		if uint64(size) > uint64(len(src)) || uint64(raw) > uint64(len(dst)-n) {
+			return false
 		}
-		k, err := lz4.UncompressBlock(src[:size], dst[n:n+raw])
-		if err != nil || k != raw {
-			return 0, false
+		if lz4Block(dst[n:n+int(raw)], src[:size]) != nil {
+			return false
 		}
-		n += k
+		n += int(raw)
 		src = src[size:]
 	}
-	return n, n == len(dst)
+	return n == len(dst)
 }
-
-func (c lz4HadoopCodec) Encode(dst, src []byte) []byte {
-	block := c.lz4RawCodec.Encode(nil, src)
-	out := append(dst[:0], make([]byte, 8)...)
-	binary.BigEndian.PutUint32(out, uint32(len(src)))
-	binary.BigEndian.PutUint32(out[4:], uint32(len(block)))
-	return append(out, block...)
-}
-
-func (c lz4HadoopCodec) EncodeLevel(dst, src []byte, _ int) []byte { return c.Encode(dst, src) }
-
-func (lz4HadoopCodec) CompressBound(n int64) int64 { return int64(lz4.CompressBlockBound(int(n))) + 8 }

@@ -28,7 +28,7 @@ import (
 // digits and decimal256 up to 76, and fillColumn converts them to numbers exactly as their
 // JSON literals would be. The pages arrow/go v15 cannot decode (LZ4_RAW and LZ4 codecs,
 // BYTE_STREAM_SPLIT and the DELTA encodings on every type) are filled in by
-// parquetcodec.go and parquetpages.go. The ARROW:schema metadata is
+// parquetpagereader.go, parquetcodec.go and parquetpages.go. The ARROW:schema metadata is
 // ignored: it only changes types to equivalent ones (large strings, dictionaries,
 // fixed-size lists).
 //
@@ -52,6 +52,9 @@ var errBadSchema = errors.New("invalid Parquet schema")
 // columns of the requested fields. It owns pf and is not safe for concurrent use.
 type parquetIter struct {
 	pf        *file.Reader
+	src       io.ReaderAt // the file pf reads
+	size      int64       // of the file
+	dec       decompressors
 	mem       memory.Allocator
 	fields    []*pqField    // the requested fields that are decoded, one column each
 	schema    *arrow.Schema // of the records: the fields, in order
@@ -72,7 +75,9 @@ type pqField struct {
 	types []arrow.DataType // per nesting level: the field's first, the leaf values' last
 	phys  parquet.Type     // of the leaf column
 	rr    file.RecordReader
-	pages *plainPageReader // of the current row group's column chunk
+	chunk *chunkPageReader // of the current row group's column chunk
+	pages *plainPageReader // reading chunk
+	win   pageWindow       // chunk's read-ahead buffer
 }
 
 // pqList is a list level of a field: its levels (DefLevel: the list holds an element) and
@@ -82,7 +87,12 @@ type pqList struct {
 	nullable bool
 }
 
-func newParquetIter(pf *file.Reader, fields []string, batchSize int, mem memory.Allocator) (*parquetIter, error) {
+// newParquetIter reads fields of pf, a Parquet file read from src, with mem.
+func newParquetIter(pf *file.Reader, src parquet.ReaderAtSeeker, fields []string, batchSize int, mem memory.Allocator) (*parquetIter, error) {
+	size, err := src.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, err
+	}
 	sc := pf.MetaData().Schema
 	decoded, other, err := resolveFields(sc, fields)
 	if err != nil {
@@ -98,7 +108,7 @@ func newParquetIter(pf *file.Reader, fields []string, batchSize int, mem memory.
 		f.rr = file.NewRecordReader(sc.Column(f.col), f.info, readAs, mem, pf.BufferPool())
 		afs[i] = arrow.Field{Name: f.name, Type: f.types[0], Nullable: true}
 	}
-	return &parquetIter{pf: pf, mem: mem, fields: decoded, schema: arrow.NewSchema(afs, nil), empty: arrow.NewSchema(nil, nil),
+	return &parquetIter{pf: pf, src: src, size: size, mem: mem, fields: decoded, schema: arrow.NewSchema(afs, nil), empty: arrow.NewSchema(nil, nil),
 		other: other, batchSize: int64(max(batchSize, 1024)), rg: -1}, nil
 }
 
@@ -340,14 +350,13 @@ func (it *parquetIter) nextRowGroup() error {
 	if rows < 0 {
 		return fmt.Errorf("%w: row count %d", ErrCorrupt, rows)
 	}
-	rg := it.pf.RowGroup(it.rg)
 	for _, f := range it.fields {
-		pr, err := rg.GetColumnPageReader(f.col)
+		f.releasePages()
+		chunk, err := newChunkPageReader(it.pf, it.rg, f.col, it.src, it.size, it.mem, &it.dec, &f.win)
 		if err != nil {
 			return fmt.Errorf("%w: field %q: %w", ErrCorrupt, f.name, err)
 		}
-		f.releasePages()
-		f.pages = newPlainPageReader(pr, it.pf.MetaData().Schema.Column(f.col), it.mem)
+		f.chunk, f.pages = chunk, newPlainPageReader(chunk, it.pf.MetaData().Schema.Column(f.col), it.mem)
 		f.rr.SetPageReader(f.pages)
 	}
 	it.rows, it.left = rows, rows
@@ -361,6 +370,7 @@ func (it *parquetIter) close() {
 		f.releasePages()
 		f.rr.Release()
 	}
+	it.dec.close()
 	it.fields = nil
 	it.pf.Close()
 }
@@ -368,6 +378,8 @@ func (it *parquetIter) close() {
 func (f *pqField) releasePages() {
 	if f.pages != nil {
 		f.pages.release()
+		f.chunk.release()
+		f.pages, f.chunk = nil, nil
 	}
 }
 
