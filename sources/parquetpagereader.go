@@ -131,6 +131,7 @@ func (p *chunkPageReader) Next() bool {
 
 // next reads the page at p.off; skip is true for a page of a type readers skip.
 func (p *chunkPageReader) next() (skip bool, err error) {
+	defer budgetErr(&err)
 	h, n, err := p.header()
 	if err != nil {
 		return false, err
@@ -191,6 +192,15 @@ func (p *chunkPageReader) next() (skip bool, err error) {
 // body reads the page body at off (compressed bytes, the first levels of them stored
 // uncompressed) into a new buffer of uncompressed bytes.
 func (p *chunkPageReader) body(off int64, compressed, uncompressed, levels, codec int) (*memory.Buffer, error) {
+	var in []byte
+	if codec != codecUncompressed {
+		// First: a buffer over the budget panics with no other allocation to undo.
+		if p.scratch == nil {
+			p.scratch = memory.NewResizableBuffer(p.mem)
+		}
+		p.scratch.ResizeNoShrink(compressed)
+		in = p.scratch.Bytes()[:compressed]
+	}
 	buf := memory.NewResizableBuffer(p.mem)
 	buf.Resize(uncompressed)
 	out := buf.Bytes()
@@ -202,11 +212,6 @@ func (p *chunkPageReader) body(off int64, compressed, uncompressed, levels, code
 			err = p.read(out, off)
 		}
 	} else {
-		if p.scratch == nil {
-			p.scratch = memory.NewResizableBuffer(p.mem)
-		}
-		p.scratch.ResizeNoShrink(compressed)
-		in := p.scratch.Bytes()[:compressed]
 		if err = p.read(in, off); err == nil {
 			copy(out, in[:levels])
 			err = p.dec.decompress(codec, out[levels:], in[levels:])
@@ -253,6 +258,19 @@ func (p *chunkPageReader) peek(off int64, n int) ([]byte, error) {
 		return nil, err
 	}
 	return w.buf[:n], nil
+}
+
+// budgetErr turns the panic of a page buffer over the file's allocation budget
+// (limitAllocator) into *err, so that the error names the page and its field. Any other
+// panic goes on.
+func budgetErr(err *error) {
+	if r := recover(); r != nil {
+		e, isErr := r.(error)
+		if !isErr || !errors.Is(e, errAllocTooLarge) {
+			panic(r)
+		}
+		*err = e
+	}
 }
 
 func readFullAt(src io.ReaderAt, dst []byte, off int64) error {

@@ -35,6 +35,7 @@ type plainPageReader struct {
 	width          int              // bytes per value of fixed-width types; 0 for BOOLEAN, BYTE_ARRAY, INT96
 	maxDef, maxRep int16
 	page           file.Page // the page made from the inner reader's current one, or nil
+	lastValue      []byte    // the last DELTA_BYTE_ARRAY value of the chunk's pages so far
 	err            error
 }
 
@@ -102,7 +103,14 @@ const (
 )
 
 // plainPage returns the PLAIN page of the values of a BYTE_STREAM_SPLIT data page.
-func (p *plainPageReader) plainPage(pg file.Page) (file.Page, error) {
+func (p *plainPageReader) plainPage(pg file.Page) (_ file.Page, err error) {
+	var out *pageOut
+	defer func() {
+		if err != nil && out != nil {
+			out.buf.Release()
+		}
+	}()
+	defer budgetErr(&err) // first: err is set before the buffer is released
 	data := pg.Data()
 	var levels int // bytes of repetition and definition levels before the values
 	switch dp := pg.(type) {
@@ -119,10 +127,9 @@ func (p *plainPageReader) plainPage(pg file.Page) (file.Page, error) {
 	default:
 		return nil, fmt.Errorf("%w: a %s page", errEncodedPage, pg.Type())
 	}
-	out := &pageOut{buf: memory.NewResizableBuffer(p.mem)}
+	out = &pageOut{buf: memory.NewResizableBuffer(p.mem)}
 	copy(out.grow(levels), data[:levels])
 	if err := p.decode(out, int(pg.Encoding()), data[levels:], int(pg.NumValues())); err != nil {
-		out.buf.Release()
 		return nil, fmt.Errorf("%w: %s: %w", errEncodedPage, parquet.Encoding(pg.Encoding()), err)
 	}
 	buf := out.done()
@@ -239,7 +246,7 @@ func (p *plainPageReader) decode(out *pageOut, enc int, src []byte, nvals int) e
 		if p.phys != parquet.Types.Int32 && p.phys != parquet.Types.Int64 {
 			return fmt.Errorf("on %s", p.phys)
 		}
-		d, err := newDeltaReader(src, nvals, p.width*8)
+		d, err := newDeltaReader(src, nvals)
 		if err != nil {
 			return err
 		}
@@ -258,7 +265,7 @@ func (p *plainPageReader) decode(out *pageOut, enc int, src []byte, nvals int) e
 		if p.phys != parquet.Types.ByteArray {
 			return fmt.Errorf("on %s", p.phys)
 		}
-		lens, err := newDeltaReader(src, nvals, 32)
+		lens, err := newDeltaReader(src, nvals)
 		if err != nil {
 			return err
 		}
@@ -266,7 +273,7 @@ func (p *plainPageReader) decode(out *pageOut, enc int, src []byte, nvals int) e
 			return err
 		}
 		data := src[lens.pos:]
-		if lens, err = newDeltaReader(src[:lens.pos], nvals, 32); err != nil {
+		if lens, err = newDeltaReader(src[:lens.pos], nvals); err != nil {
 			return err
 		}
 		for lens.left() > 0 {
@@ -299,7 +306,7 @@ func (p *plainPageReader) deltaByteArray(out *pageOut, src []byte, nvals int) er
 	var ends [2]int
 	rest := src
 	for i := range ends {
-		d, err := newDeltaReader(rest, nvals, 32)
+		d, err := newDeltaReader(rest, nvals)
 		if err != nil {
 			return err
 		}
@@ -309,11 +316,11 @@ func (p *plainPageReader) deltaByteArray(out *pageOut, src []byte, nvals int) er
 		ends[i] = len(src) - len(rest) + d.pos
 		rest = rest[d.pos:]
 	}
-	prefixes, err := newDeltaReader(src[:ends[0]], nvals, 32)
+	prefixes, err := newDeltaReader(src[:ends[0]], nvals)
 	if err != nil {
 		return err
 	}
-	suffixes, err := newDeltaReader(src[ends[0]:ends[1]], nvals, 32)
+	suffixes, err := newDeltaReader(src[ends[0]:ends[1]], nvals)
 	if err != nil {
 		return err
 	}
@@ -325,7 +332,9 @@ func (p *plainPageReader) deltaByteArray(out *pageOut, src []byte, nvals int) er
 	if p.phys == parquet.Types.FixedLenByteArray {
 		header = 0
 	}
-	prev, prevLen := 0, 0 // offset in out of the previous value, its length
+	// The first value's prefix is shared with the last value of the page before: parquet-mr
+	// and arrow/go carry it over, and Arrow C++ reads it so.
+	prev, prevLen := -1, len(p.lastValue) // offset in out of the previous value (-1: lastValue), its length
 	for prefixes.left() > 0 {
 		pre, err := prefixes.next()
 		if err != nil {
@@ -349,10 +358,17 @@ func (p *plainPageReader) deltaByteArray(out *pageOut, src []byte, nvals int) er
 		if header > 0 {
 			binary.LittleEndian.PutUint32(b, uint32(n))
 		}
-		copy(b[header:], out.buf.Buf()[prev:prev+int(pre)])
+		if prev < 0 {
+			copy(b[header:], p.lastValue[:pre])
+		} else {
+			copy(b[header:], out.buf.Buf()[prev:prev+int(pre)])
+		}
 		copy(b[header+int(pre):], data[:suf])
 		data = data[suf:]
 		prev, prevLen = start, n
+	}
+	if prev >= 0 {
+		p.lastValue = append(p.lastValue[:0], out.buf.Buf()[prev:prev+prevLen]...)
 	}
 	return nil
 }
@@ -369,7 +385,6 @@ type deltaReader struct {
 	pos                int
 	total, read        int
 	valsPerMini, minis int
-	maxWidth           int
 	last, minDelta     int64
 	widths             []byte // of the current block's miniblocks
 	mini               int    // next miniblock of the block
@@ -379,10 +394,11 @@ type deltaReader struct {
 	nacc               uint
 }
 
-// newDeltaReader reads the header of a stream of at most maxVals values of at most
-// maxWidth bits.
-func newDeltaReader(src []byte, maxVals, maxWidth int) (*deltaReader, error) {
-	d := &deltaReader{src: src, maxWidth: maxWidth}
+// newDeltaReader reads the header of a stream of at most maxVals values. Deltas of INT32
+// values may take up to 64 bits, not 32: arrow/go's writer computes them without wrapping,
+// and the values are the same modulo 2^32.
+func newDeltaReader(src []byte, maxVals int) (*deltaReader, error) {
+	d := &deltaReader{src: src}
 	block, err := d.uvarint()
 	if err != nil {
 		return nil, err
@@ -454,7 +470,7 @@ func (d *deltaReader) nextMini() error {
 	}
 	d.width = int(d.widths[d.mini])
 	d.mini++
-	if d.width > d.maxWidth {
+	if d.width > 64 {
 		return fmt.Errorf("%w: deltas of %d bits", errDelta, d.width)
 	}
 	var err error

@@ -396,7 +396,8 @@ func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got in
 			return nil, got, err
 		}
 		if k == 0 {
-			return nil, got, nil
+			// The column reader ends at a page it cannot read without passing on why.
+			return nil, got, f.pageErr()
 		}
 		got += k
 	}
@@ -408,7 +409,18 @@ func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got in
 func (f *pqField) more() (bool, error) {
 	f.rr.Reset()
 	k, err := f.rr.ReadRecords(1)
+	if err == nil && k == 0 {
+		err = f.pageErr()
+	}
 	return k > 0, err
+}
+
+// pageErr is the error that ended the current column chunk's pages, if any.
+func (f *pqField) pageErr() error {
+	if f.pages == nil {
+		return nil
+	}
+	return f.pages.Err()
 }
 
 // build makes the array of nesting level i (0: the field, len(f.lists): the leaf values)
