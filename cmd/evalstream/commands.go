@@ -367,8 +367,10 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
   text references     list<string> (references) | string (one reference) | list<list<string>> (pre-tokenized)
   class prediction    integer class id | list<float> scores (argmax, first maximum wins)
   class label         integer class id | list<float> one-hot
-  regression          float | integer
+  regression          float | integer | decimal
   perplexity          list<float> probabilities/logits (with label) | list<float> token log-probs (input: logprobs)
+  (Arrow/Parquet decimal: read as its JSON literal, an integer for scale 0 when it fits int64,
+   otherwise the float nearest the exact value)
 
 Records rejected before any metric sees them: invalid json, invalid utf-8, record too large.
 `)
