@@ -102,7 +102,8 @@ const (
 	encByteStreamSplit      = 9
 )
 
-// plainPage returns the PLAIN page of the values of a BYTE_STREAM_SPLIT data page.
+// plainPage returns the PLAIN page of the values of a BYTE_STREAM_SPLIT or DELTA_* data
+// page, its levels unchanged.
 func (p *plainPageReader) plainPage(pg file.Page) (_ file.Page, err error) {
 	var out *pageOut
 	defer func() {
@@ -115,7 +116,6 @@ func (p *plainPageReader) plainPage(pg file.Page) (_ file.Page, err error) {
 	var levels int // bytes of repetition and definition levels before the values
 	switch dp := pg.(type) {
 	case *file.DataPageV1:
-		var err error
 		if levels, err = v1LevelBytes(data, dp, p.maxRep, p.maxDef); err != nil {
 			return nil, fmt.Errorf("%w: %w", errEncodedPage, err)
 		}
