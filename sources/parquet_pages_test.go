@@ -622,3 +622,55 @@ func TestParquetCorruptedFixturesFailCleanly(t *testing.T) {
 		require.Positive(t, errs, name)
 	}
 }
+
+// dataPageV2Header is a PageHeader of a data page v2 of n values with levels of defLen bytes.
+func dataPageV2Header(uncompressed, compressed, n, defLen int64, isCompressed bool) []byte {
+	b := writeThriftI32(nil, 1, pageDataV2)
+	b = writeThriftI32(b, 1, uncompressed)
+	b = writeThriftI32(b, 1, compressed)
+	b = append(b, 5<<4|tStruct) // field 8
+	b = writeThriftI32(b, 1, n)
+	b = writeThriftI32(b, 1, 0) // nulls
+	b = writeThriftI32(b, 1, n) // rows
+	b = writeThriftI32(b, 1, 0) // PLAIN
+	b = writeThriftI32(b, 1, defLen)
+	b = writeThriftI32(b, 1, 0)
+	b = append(b, 1<<4|map[bool]byte{true: tBoolTrue, false: tBoolFalse}[isCompressed])
+	return append(b, 0, 0)
+}
+
+// TestChunkPageReaderV2 reads data pages v2 of a SNAPPY chunk: levels stored uncompressed
+// before compressed values, and a page stored uncompressed (is_compressed false), as the
+// format allows; a page whose stored bytes run short of its size is an error, not zeros.
+func TestChunkPageReaderV2(t *testing.T) {
+	levels := []byte{9, 9, 9}
+	values := bytes.Repeat([]byte("value"), 40)
+	comp := snappy.Encode(nil, values)
+	var chunk []byte
+	chunk = append(chunk, dataPageV2Header(int64(len(levels)+len(values)), int64(len(levels)+len(comp)), 4, 3, true)...)
+	chunk = append(append(chunk, levels...), comp...)
+	chunk = append(chunk, dataPageV2Header(int64(len(levels)+len(values)), int64(len(levels)+len(values)), 4, 3, false)...)
+	chunk = append(append(chunk, levels...), values...)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	read := func(chunk []byte) ([][]byte, error) {
+		p := &chunkPageReader{src: bytes.NewReader(chunk), end: int64(len(chunk)), valuesLeft: 8, codec: codecSnappy,
+			mem: mem, dec: &decompressors{}, win: &pageWindow{}}
+		defer p.release()
+		var pages [][]byte
+		for p.Next() {
+			dp := p.Page().(*file.DataPageV2)
+			require.Equal(t, int32(3), dp.DefinitionLevelByteLen())
+			pages = append(pages, append([]byte{}, dp.Data()...))
+		}
+		return pages, p.Err()
+	}
+	pages, err := read(chunk)
+	require.NoError(t, err)
+	want := append(append([]byte{}, levels...), values...)
+	require.Equal(t, [][]byte{want, want}, pages)
+	// The second page's values cut by 10 bytes (the chunk ends there).
+	_, err = read(chunk[:len(chunk)-10])
+	require.ErrorIs(t, err, errPageHeader)
+	require.ErrorContains(t, err, "203 compressed bytes where the column chunk has 193 left")
+}
