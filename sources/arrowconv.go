@@ -3,9 +3,12 @@ package sources
 import (
 	"errors"
 	"math"
+	"math/big"
+	"strconv"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/decimal128"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -82,6 +85,14 @@ func fillColumn(arr arrow.Array, row0 int, recs []pipeline.Record, f int, ar *ar
 	case *array.Float64:
 		fillFloats(a.Float64Values(), arr, row0, recs, f)
 		return
+	case *array.Decimal128:
+		scale := a.DataType().(*arrow.Decimal128Type).Scale
+		fillDecimals(arr, row0, recs, f, func(j int) core.Value { return decimal128Value(a.Value(j), scale) })
+		return
+	case *array.Decimal256:
+		scale := a.DataType().(*arrow.Decimal256Type).Scale
+		fillDecimals(arr, row0, recs, f, func(j int) core.Value { return decimalValue(a.Value(j).BigInt(), scale) })
+		return
 	case *array.Boolean:
 		nulls := arr.NullN() > 0
 		for i := range recs {
@@ -121,6 +132,56 @@ func fillColumn(arr arrow.Array, row0 int, recs []pipeline.Record, f int, ar *ar
 			recs[i].Values[f] = core.Value{Kind: core.Other}
 		}
 	}
+}
+
+func fillDecimals(arr arrow.Array, row0 int, recs []pipeline.Record, f int, value func(int) core.Value) {
+	nulls := arr.NullN() > 0
+	for i := range recs {
+		j := row0 + i
+		if nulls && arr.IsNull(j) {
+			recs[i].Values[f] = core.Value{Kind: core.Null}
+			continue
+		}
+		recs[i].Values[f] = value(j)
+	}
+}
+
+// pow10 are the powers of ten a float64 holds exactly.
+var pow10 = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+	1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// decimal128Value is decimalValue for a 128-bit unscaled value, without big.Int for the
+// values that fit 53 bits: a float64 holds such a value and 10^scale (scale <= 22) exactly,
+// and IEEE division rounds their quotient correctly (Clinger's fast path).
+func decimal128Value(n decimal128.Num, scale int32) core.Value {
+	lo, hi := n.LowBits(), n.HighBits()
+	if hi == int64(lo)>>63 { // fits int64
+		x := int64(lo)
+		switch {
+		case scale == 0:
+			return core.Value{Kind: core.Int, Int: x}
+		case scale > 0 && scale < int32(len(pow10)) && x >= -1<<53 && x <= 1<<53:
+			return core.Value{Kind: core.Float, Float: float64(x) / pow10[scale]}
+		}
+	}
+	return decimalValue(n.BigInt(), scale)
+}
+
+// decimalValue is the value of the decimal unscaled*10^-scale as its JSON literal would be:
+// a whole number (scale <= 0) that fits int64 is an Int; any other value is the float64
+// nearest to the exact decimal (correctly rounded, as Python's float(Decimal) and
+// strconv.ParseFloat of the literal).
+func decimalValue(unscaled *big.Int, scale int32) core.Value {
+	if scale <= 0 && scale >= -18 { // beyond, only 0 fits int64 (and 0e+k is 0 either way)
+		v := new(big.Int).Mul(unscaled, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-scale)), nil))
+		if v.IsInt64() {
+			return core.Value{Kind: core.Int, Int: v.Int64()}
+		}
+	}
+	// At most 77 digits and an exponent within ±2^31: ParseFloat cannot fail beyond
+	// overflowing to ±Inf, which it reports as the value with an error.
+	fl, _ := strconv.ParseFloat(unscaled.String()+"e"+strconv.Itoa(-int(scale)), 64)
+	return core.Value{Kind: core.Float, Float: fl}
 }
 
 type integer interface {
@@ -337,6 +398,12 @@ func numGetter(arr arrow.Array) (func(int) float64, bool) {
 	case *array.Float64:
 		v := a.Float64Values()
 		return func(k int) float64 { return v[k] }, true
+	case *array.Decimal128:
+		scale := a.DataType().(*arrow.Decimal128Type).Scale
+		return func(k int) float64 { return decimalFloat(decimal128Value(a.Value(k), scale)) }, true
+	case *array.Decimal256:
+		scale := a.DataType().(*arrow.Decimal256Type).Scale
+		return func(k int) float64 { return decimalFloat(decimalValue(a.Value(k).BigInt(), scale)) }, true
 	case *array.Boolean:
 		return func(k int) float64 {
 			if a.Value(k) {
@@ -456,4 +523,12 @@ func recordSize(vals []core.Value) int64 {
 		}
 	}
 	return n
+}
+
+// decimalFloat is a decimal's value as an element of a list of numbers.
+func decimalFloat(v core.Value) float64 {
+	if v.Kind == core.Int {
+		return float64(v.Int)
+	}
+	return v.Float
 }

@@ -239,7 +239,7 @@ func openArrowish(fi fileInfo, s *fileSource) (_ fileReader, err error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
-		it, err := newParquetIter(pf, s.fields, s.batchSize, mem)
+		it, err := newParquetIter(pf, r.cnt, s.fields, s.batchSize, mem)
 		if err != nil {
 			pf.Close()
 			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)

@@ -9,9 +9,12 @@
 // Other. Arrow and Parquet columns map the same way: utf8, large_utf8, string_view and
 // dictionary<_, utf8> are String; int8..int64 and uint8..uint64 are Int (a uint64 above
 // MaxInt64 is a Float, like the JSON literal); float16/32/64 are Float (widened exactly);
-// bool is Bool; list, large_list and fixed_size_list of strings, of lists of strings or of
-// numbers are StringList, StringLists and FloatList (a list with a null element is Other); a
-// null slot is Null; every other type is Other. A field absent from a record or file is
+// bool is Bool; decimal128/256 (Parquet DECIMAL on any physical type) is an Int when its
+// scale is 0 and it fits int64, else the correctly rounded Float (Python's float(Decimal));
+// list, large_list and fixed_size_list of strings, of lists of strings or of numbers are
+// StringList, StringLists and FloatList (a list with a null element is Other); a null slot is
+// Null; every other type is Other. NaN and ±Inf are decoded as they are: the pipeline
+// rejects them (pipeline.CheckFinite). A field absent from a record or file is
 // Missing.
 //
 // Memory: strings of Arrow and Parquet records alias the Arrow buffers, and strings of JSON

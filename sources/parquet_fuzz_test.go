@@ -16,8 +16,8 @@ import (
 )
 
 // parquetFuzzSeeds returns small valid Parquet files: a corpus of two-row row groups (our
-// writer), the Parquet-able typeCases (pqarrow's writer) and the legacy list forms (data
-// pages v1 and, compressed, v2).
+// writer), the Parquet-able typeCases (pqarrow's writer), the legacy list forms (data
+// pages v1 and, compressed, v2) and fixtures of pyarrow and duckdb.
 func parquetFuzzSeeds(f testing.TB) [][]byte {
 	dir := f.TempDir()
 	var paths []string
@@ -49,6 +49,10 @@ func parquetFuzzSeeds(f testing.TB) [][]byte {
 		writeRawParquet(f, p, root, cols, 1, 2, opts...)
 		paths = append(paths, p)
 	}
+	// Files of the real writers: LZ4_RAW, BYTE_STREAM_SPLIT, DELTA encodings, decimals.
+	for _, name := range []string{"pa_lz4_v2", "pa_bss_v1", "pa_delta_v2_snappy", "duck_v2", "pa_none_v1_plaindict"} {
+		paths = append(paths, filepath.Join("testdata", "parquet", name+".parquet"))
+	}
 	var out [][]byte
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
@@ -74,6 +78,7 @@ func FuzzParquetFile(f *testing.F) {
 	for _, c := range legacyColumns {
 		fields = append(fields, c.node.Name())
 	}
+	fields = append(fields, interopFields...)
 	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p := filepath.Join(dir, fmt.Sprintf("f%d.parquet", os.Getpid()))

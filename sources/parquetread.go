@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -21,8 +22,13 @@ import (
 // of start-up. It reads the types pqarrow reads the same way (its schema rules, including the
 // backward-compatible list forms, are followed), with two simplifications that do not change
 // the converted values: dictionary-encoded strings are read as plain strings, and columns of
-// types fillColumn reports as Other (dates, times, timestamps, decimals, binary, ...) are
-// read as opaqueType arrays that keep only their validity. The ARROW:schema metadata is
+// types fillColumn reports as Other (dates, times, timestamps, binary, ...) are read as
+// opaqueType arrays that keep only their validity. DECIMAL columns (on INT32, INT64,
+// FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY) are read as pqarrow reads them, decimal128 up to 38
+// digits and decimal256 up to 76, and fillColumn converts them to numbers exactly as their
+// JSON literals would be. The pages arrow/go v15 cannot decode (LZ4_RAW and LZ4 codecs,
+// BYTE_STREAM_SPLIT and the DELTA encodings on every type) are filled in by
+// parquetpagereader.go, parquetcodec.go and parquetpages.go. The ARROW:schema metadata is
 // ignored: it only changes types to equivalent ones (large strings, dictionaries,
 // fixed-size lists).
 //
@@ -46,6 +52,9 @@ var errBadSchema = errors.New("invalid Parquet schema")
 // columns of the requested fields. It owns pf and is not safe for concurrent use.
 type parquetIter struct {
 	pf        *file.Reader
+	src       io.ReaderAt // the file pf reads
+	size      int64       // of the file
+	dec       decompressors
 	mem       memory.Allocator
 	fields    []*pqField    // the requested fields that are decoded, one column each
 	schema    *arrow.Schema // of the records: the fields, in order
@@ -64,7 +73,11 @@ type pqField struct {
 	info  file.LevelInfo   // of the leaf
 	lists []pqList         // outermost first
 	types []arrow.DataType // per nesting level: the field's first, the leaf values' last
+	phys  parquet.Type     // of the leaf column
 	rr    file.RecordReader
+	chunk *chunkPageReader // of the current row group's column chunk
+	pages *plainPageReader // reading chunk
+	win   pageWindow       // chunk's read-ahead buffer
 }
 
 // pqList is a list level of a field: its levels (DefLevel: the list holds an element) and
@@ -74,7 +87,12 @@ type pqList struct {
 	nullable bool
 }
 
-func newParquetIter(pf *file.Reader, fields []string, batchSize int, mem memory.Allocator) (*parquetIter, error) {
+// newParquetIter reads fields of pf, a Parquet file read from src, with mem.
+func newParquetIter(pf *file.Reader, src parquet.ReaderAtSeeker, fields []string, batchSize int, mem memory.Allocator) (*parquetIter, error) {
+	size, err := src.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, err
+	}
 	sc := pf.MetaData().Schema
 	decoded, other, err := resolveFields(sc, fields)
 	if err != nil {
@@ -83,13 +101,14 @@ func newParquetIter(pf *file.Reader, fields []string, batchSize int, mem memory.
 	afs := make([]arrow.Field, len(decoded))
 	for i, f := range decoded {
 		readAs := f.leaf()
-		if readAs == opaqueType {
+		switch readAs.ID() {
+		case arrow.FIXED_SIZE_BINARY, arrow.DECIMAL128, arrow.DECIMAL256: // opaqueType or a decimal
 			readAs = arrow.BinaryTypes.Binary // byte arrays; ignored for other physical types
 		}
 		f.rr = file.NewRecordReader(sc.Column(f.col), f.info, readAs, mem, pf.BufferPool())
 		afs[i] = arrow.Field{Name: f.name, Type: f.types[0], Nullable: true}
 	}
-	return &parquetIter{pf: pf, mem: mem, fields: decoded, schema: arrow.NewSchema(afs, nil), empty: arrow.NewSchema(nil, nil),
+	return &parquetIter{pf: pf, src: src, size: size, mem: mem, fields: decoded, schema: arrow.NewSchema(afs, nil), empty: arrow.NewSchema(nil, nil),
 		other: other, batchSize: int64(max(batchSize, 1024)), rg: -1}, nil
 }
 
@@ -181,7 +200,7 @@ func (f *pqField) setLeaf(sc *schema.Schema, p *schema.PrimitiveNode, lv file.Le
 	if f.col = sc.ColumnIndexByNode(p); f.col < 0 {
 		return fmt.Errorf("%w: no column for %q", errBadSchema, p.Path())
 	}
-	f.info = lv
+	f.info, f.phys = lv, p.PhysicalType()
 	f.types = make([]arrow.DataType, len(f.lists)+1)
 	f.types[len(f.lists)] = t
 	for i := len(f.lists) - 1; i >= 0; i-- {
@@ -196,6 +215,9 @@ func leafType(p *schema.PrimitiveNode) (arrow.DataType, error) {
 	lt := p.LogicalType()
 	if !lt.IsValid() || lt.Equals(schema.NullLogicalType{}) {
 		return arrow.Null, nil // as pqarrow: every value is null
+	}
+	if d, ok := lt.(*schema.DecimalLogicalType); ok {
+		return decimalType(p.PhysicalType(), d), nil
 	}
 	switch p.PhysicalType() {
 	case parquet.Types.Boolean:
@@ -226,6 +248,28 @@ func leafType(p *schema.PrimitiveNode) (arrow.DataType, error) {
 	}
 	return opaqueType, nil // binary, enums, JSON, UUIDs, INT96 timestamps, ...
 }
+
+// decimalType is the Arrow decimal type a DECIMAL column is read as: decimal128 up to 38
+// digits, decimal256 up to 76, as pqarrow does. Wider decimals (only BYTE_ARRAY can hold
+// them) and the annotation on other physical types are opaque.
+func decimalType(phys parquet.Type, d *schema.DecimalLogicalType) arrow.DataType {
+	switch phys {
+	case parquet.Types.Int32, parquet.Types.Int64, parquet.Types.FixedLenByteArray, parquet.Types.ByteArray:
+	default:
+		return opaqueType
+	}
+	switch p, s := d.Precision(), d.Scale(); {
+	case p < 1 || s < 0 || s > p:
+		return opaqueType // the format requires 0 <= scale <= precision
+	case p <= decimal128MaxDigits:
+		return &arrow.Decimal128Type{Precision: p, Scale: s}
+	case p <= decimal256MaxDigits:
+		return &arrow.Decimal256Type{Precision: p, Scale: s}
+	}
+	return opaqueType
+}
+
+const decimal128MaxDigits, decimal256MaxDigits = 38, 76
 
 // intTypes are the unsigned and signed types of each INTEGER bit width.
 var intTypes = map[int8][2]arrow.DataType{
@@ -306,13 +350,14 @@ func (it *parquetIter) nextRowGroup() error {
 	if rows < 0 {
 		return fmt.Errorf("%w: row count %d", ErrCorrupt, rows)
 	}
-	rg := it.pf.RowGroup(it.rg)
 	for _, f := range it.fields {
-		pr, err := rg.GetColumnPageReader(f.col)
+		f.releasePages()
+		chunk, err := newChunkPageReader(it.pf, it.rg, f.col, it.src, it.size, it.mem, &it.dec, &f.win)
 		if err != nil {
 			return fmt.Errorf("%w: field %q: %w", ErrCorrupt, f.name, err)
 		}
-		f.rr.SetPageReader(pr)
+		f.chunk, f.pages = chunk, newPlainPageReader(chunk, it.pf.MetaData().Schema.Column(f.col), it.mem)
+		f.rr.SetPageReader(f.pages)
 	}
 	it.rows, it.left = rows, rows
 	return nil
@@ -322,10 +367,20 @@ func (it *parquetIter) where() string { return fmt.Sprintf("row group %d", max(i
 
 func (it *parquetIter) close() {
 	for _, f := range it.fields {
+		f.releasePages()
 		f.rr.Release()
 	}
+	it.dec.close()
 	it.fields = nil
 	it.pf.Close()
+}
+
+func (f *pqField) releasePages() {
+	if f.pages != nil {
+		f.pages.release()
+		f.chunk.release()
+		f.pages, f.chunk = nil, nil
+	}
 }
 
 // read decodes the next n records of the field into an array the caller owns; got < n (and
@@ -341,7 +396,8 @@ func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got in
 			return nil, got, err
 		}
 		if k == 0 {
-			return nil, got, nil
+			// The column reader ends at a page it cannot read without passing on why.
+			return nil, got, f.pageErr()
 		}
 		got += k
 	}
@@ -353,7 +409,18 @@ func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got in
 func (f *pqField) more() (bool, error) {
 	f.rr.Reset()
 	k, err := f.rr.ReadRecords(1)
+	if err == nil && k == 0 {
+		err = f.pageErr()
+	}
 	return k > 0, err
+}
+
+// pageErr is the error that ended the current column chunk's pages, if any.
+func (f *pqField) pageErr() error {
+	if f.pages == nil {
+		return nil
+	}
+	return f.pages.Err()
 }
 
 // build makes the array of nesting level i (0: the field, len(f.lists): the leaf values)
@@ -438,6 +505,8 @@ func (f *pqField) leafData() (arrow.ArrayData, error) {
 		vals = narrowed[uint8](f.rr.Values(), n)
 	case arrow.UINT16:
 		vals = narrowed[uint16](f.rr.Values(), n)
+	case arrow.DECIMAL128, arrow.DECIMAL256:
+		vals = intDecimals(f.rr.Values(), n, f.phys == parquet.Types.Int64, decimalWidth(t))
 	case arrow.BOOL:
 		bools := f.rr.Values()[:n] // one byte per value
 		bits := make([]byte, bitutil.BytesForBits(int64(n)))
@@ -483,10 +552,83 @@ func binaryData(br file.BinaryRecordReader, t arrow.DataType) (arrow.ArrayData, 
 		return d, nil
 	case arrow.FLOAT16: // two-byte fixed-length values
 		return array.NewData(t, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset()), nil
+	case arrow.DECIMAL128, arrow.DECIMAL256:
+		vals, err := bytesDecimals(chunks[0], decimalWidth(t))
+		if err != nil {
+			return nil, err
+		}
+		return array.NewData(t, d.Len(), []*memory.Buffer{d.Buffers()[0], vals}, nil, d.NullN(), d.Offset()), nil
 	}
 	return array.NewData(t, d.Len(), []*memory.Buffer{d.Buffers()[0], nil}, nil, d.NullN(), d.Offset()), nil
 }
 
 func nullData(n int) arrow.ArrayData {
 	return array.NewData(arrow.Null, n, []*memory.Buffer{nil}, nil, n, 0)
+}
+
+// decimalWidth is the byte width of a decimal128 or decimal256 value.
+func decimalWidth(t arrow.DataType) int { return t.(arrow.FixedWidthDataType).Bytes() }
+
+// intDecimals widens n INT32 (or INT64) unscaled values to little-endian two's-complement
+// decimals of width bytes.
+func intDecimals(physical []byte, n int, is64 bool, width int) *memory.Buffer {
+	out := make([]byte, n*width)
+	for i := 0; i < n; i++ {
+		var v int64
+		if is64 {
+			v = arrow.Int64Traits.CastFromBytes(physical)[i]
+		} else {
+			v = int64(arrow.Int32Traits.CastFromBytes(physical)[i])
+		}
+		w := out[i*width : (i+1)*width]
+		binary.LittleEndian.PutUint64(w, uint64(v))
+		for k := 8; k < width; k++ {
+			w[k] = byte(v >> 63) // sign extension
+		}
+	}
+	return memory.NewBufferBytes(out)
+}
+
+// errDecimalBytes is a FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY decimal that is not a
+// big-endian two's-complement number of the column's precision.
+var errDecimalBytes = errors.New("invalid DECIMAL value")
+
+// bytesDecimals converts the big-endian two's-complement unscaled values of a byte array
+// column (the format's DECIMAL on FIXED_LEN_BYTE_ARRAY and BYTE_ARRAY) to little-endian
+// decimals of width bytes. Leading bytes beyond width must only extend the sign.
+func bytesDecimals(arr arrow.Array, width int) (*memory.Buffer, error) {
+	value := func(i int) []byte { return arr.(*array.Binary).Value(i) }
+	if fsb, ok := arr.(*array.FixedSizeBinary); ok {
+		value = fsb.Value
+	}
+	out := make([]byte, arr.Len()*width)
+	for i := 0; i < arr.Len(); i++ {
+		if arr.IsNull(i) {
+			continue
+		}
+		b := value(i)
+		if len(b) == 0 {
+			return nil, fmt.Errorf("%w: value %d has no bytes", errDecimalBytes, i)
+		}
+		ext := byte(int8(b[0]) >> 7) // 0x00 or 0xff
+		if len(b) > width {
+			for _, c := range b[:len(b)-width] {
+				if c != ext {
+					return nil, fmt.Errorf("%w: value %d of %d bytes does not fit %d", errDecimalBytes, i, len(b), width)
+				}
+			}
+			if b = b[len(b)-width:]; byte(int8(b[0])>>7) != ext {
+				return nil, fmt.Errorf("%w: value %d of %d bytes does not fit %d", errDecimalBytes, i, len(b), width)
+			}
+		}
+		w := out[i*width : (i+1)*width]
+		for k := range w {
+			if k < len(b) {
+				w[k] = b[len(b)-1-k]
+			} else {
+				w[k] = ext
+			}
+		}
+	}
+	return memory.NewBufferBytes(out), nil
 }

@@ -368,8 +368,10 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
   text references     list<string> (references) | string (one reference) | list<list<string>> (pre-tokenized)
   class prediction    integer class id | list<float> scores (argmax, first maximum wins)
   class label         integer class id | list<float> one-hot
-  regression          float | integer
+  regression          float | integer | decimal
   perplexity          list<float> probabilities/logits (with label) | list<float> token log-probs (input: logprobs)
+  (Arrow/Parquet decimal: read as its JSON literal, an integer for scale 0 when it fits int64,
+   otherwise the float nearest the exact value)
 
 Values, whatever the format (JSON, Arrow, Parquet, Kafka JSON or Arrow messages):
   booleans            class ids 0 and 1 (JSON true/false, Arrow/Parquet bool); in a list, 0/1 entries;

@@ -20,17 +20,6 @@ import (
 
 const interopDir = "../../testdata/interop"
 
-// interopPending lists the fixtures whose Parquet encodings sources/parquetread.go does not
-// decode yet (another change fixes them); each is skipped with the reason. Remove an entry
-// once its encoding is read: the case must then pass like the others.
-var interopPending = map[string]string{
-	"pyarrow_lz4.parquet":    "needs LZ4_RAW (parquet helper)",
-	"polars_lz4.parquet":     "needs LZ4_RAW (parquet helper)",
-	"duckdb_lz4.parquet":     "needs LZ4_RAW (parquet helper)",
-	"duckdb_v2.parquet":      "needs BYTE_STREAM_SPLIT (parquet helper)",
-	"duckdb_decimal.parquet": "needs DECIMAL (parquet helper)",
-}
-
 // interopMetrics reads every role: text (BLEU, ROUGE-L), class ids and score lists
 // (accuracy, F1), regression values (Pearson, Spearman), and a slice field.
 var interopMetrics = []string{
@@ -113,11 +102,6 @@ func TestInteropFixturesGiveTheJSONLNumbers(t *testing.T) {
 
 	for _, f := range fixtures {
 		t.Run(f.File, func(t *testing.T) {
-			if why, ok := interopPending[f.File]; ok {
-				require.NotEmpty(t, f.Needs)
-				t.Skip(why)
-			}
-			require.Empty(t, f.Needs, "a fixture needing %s must be listed in interopPending", f.Needs)
 			if f.Format == "feather1" {
 				return // TestInteropRefusals
 			}
