@@ -2,9 +2,11 @@ package pipeline
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/metrics/core"
@@ -21,7 +23,9 @@ type Plan struct {
 	// roleIdx[m][r] is the position in Fields of metric m's role r.
 	roleIdx  [][]int
 	sliceIdx []int
-	columnar bool
+	// roleFields is how many of Fields some metric reads: they come first.
+	roleFields int
+	columnar   bool
 }
 
 // NewPlan computes the field projection for the metrics and slice fields. extra lists other
@@ -44,6 +48,7 @@ func NewPlan(ms []*metrics.Metric, sliceBy []string, extra ...string) *Plan {
 		}
 		p.roleIdx = append(p.roleIdx, ri)
 	}
+	p.roleFields = len(p.Fields)
 	for _, f := range sliceBy {
 		p.sliceIdx = append(p.sliceIdx, idx(f))
 	}
@@ -79,8 +84,53 @@ type Accumulator struct {
 	Records int64
 	Skipped int64
 	Errors  map[string]int64
-	States  []core.State
-	Slices  map[string]*Slice
+	// ErrorExamples holds, per rejection reason, the first MaxErrorExamples rejected records
+	// in input order (lowest Seq, then position): the same whatever the worker count or
+	// merge order.
+	ErrorExamples map[string][]ErrorExample
+	States        []core.State
+	Slices        map[string]*Slice
+}
+
+// MaxErrorExamples is how many rejected records per reason results name.
+const MaxErrorExamples = 5
+
+// ErrorExample locates one rejected record.
+type ErrorExample struct {
+	Seq uint64
+	Pos string // Position.String()
+}
+
+func (e ErrorExample) before(o ErrorExample) bool {
+	if e.Seq != o.Seq {
+		return e.Seq < o.Seq
+	}
+	return e.Pos < o.Pos
+}
+
+// addErrorExamples merges sorted examples into the sorted list of reason, keeping the first
+// MaxErrorExamples.
+func (acc *Accumulator) addErrorExamples(reason string, add []ErrorExample) {
+	cur := acc.ErrorExamples[reason]
+	if len(cur) == MaxErrorExamples && !add[0].before(cur[len(cur)-1]) {
+		return // the common case once a reason has its examples: nothing earlier arrives
+	}
+	merged := make([]ErrorExample, 0, min(len(cur)+len(add), MaxErrorExamples))
+	i, j := 0, 0
+	for len(merged) < MaxErrorExamples && (i < len(cur) || j < len(add)) {
+		switch {
+		case j == len(add) || (i < len(cur) && !add[j].before(cur[i])):
+			if j < len(add) && add[j] == cur[i] {
+				j++ // the same record merged twice keeps one entry
+			}
+			merged = append(merged, cur[i])
+			i++
+		default:
+			merged = append(merged, add[j])
+			j++
+		}
+	}
+	acc.ErrorExamples[reason] = merged
 }
 
 // Slice is the part of an accumulator for one value of the slice fields.
@@ -91,7 +141,7 @@ type Slice struct {
 
 // NewAccumulator returns an empty accumulator for the plan.
 func NewAccumulator(p *Plan) *Accumulator {
-	return &Accumulator{plan: p, Errors: map[string]int64{}, States: newStates(p), Slices: map[string]*Slice{}}
+	return &Accumulator{plan: p, Errors: map[string]int64{}, ErrorExamples: map[string][]ErrorExample{}, States: newStates(p), Slices: map[string]*Slice{}}
 }
 
 func newStates(p *Plan) []core.State {
@@ -161,9 +211,27 @@ func (r *Rejection) Error() string {
 
 // Check validates a record against every metric without changing any state. A record is
 // either accepted by all metrics or rejected as a whole, so no metric ever sees half of it.
+// Before any metric sees it, every field a metric reads must be finite (CheckFinite), so
+// that no format and no metric can score NaN or ±Inf.
 func (f *Folder) Check(rec *Record) *Rejection {
 	if rec.Err != nil {
 		return &Rejection{Reason: rec.Err.Reason, Field: rec.Err.Field, Err: rec.Err}
+	}
+	if !rec.UTF8Checked {
+		// The JSON decoders validate every string they project; Arrow and Parquet strings are
+		// validated here, once for all metrics, so that a record gets the same reason from
+		// every format.
+		for fi := range min(len(rec.Values), len(f.plan.Fields)) {
+			if err := checkUTF8(&rec.Values[fi], f.plan.Fields[fi]); err != nil {
+				return &Rejection{Reason: err.Reason, Field: err.Field, Err: err}
+			}
+		}
+		rec.UTF8Checked = true
+	}
+	for fi := range f.plan.roleFields {
+		if err := CheckFinite(&rec.Values[fi], f.plan.Fields[fi]); err != nil {
+			return &Rejection{Reason: err.Reason, Field: err.Field, Err: err}
+		}
 	}
 	for i, m := range f.plan.Metrics {
 		ex := f.example(i, rec)
@@ -175,6 +243,75 @@ func (f *Folder) Check(rec *Record) *Rejection {
 				err = &core.RecordError{Reason: re.Reason, Field: field, Detail: re.Detail}
 			}
 			return &Rejection{Reason: reason, Metric: m.Name, Field: field, Err: err}
+		}
+	}
+	return nil
+}
+
+// ReasonNonFinite is the rejection reason of a record holding NaN or ±Inf where a metric
+// reads a number.
+const ReasonNonFinite = "non-finite value"
+
+// CheckFinite rejects a float or a list of floats holding NaN or ±Inf: no metric accepts
+// them, whatever format they came from (JSON 1e999, Arrow and Parquet NaN/±Inf). field names
+// the record field, for the message.
+func CheckFinite(v *core.Value, field string) *core.RecordError {
+	switch v.Kind {
+	case core.Float:
+		if !isFinite(v.Float) {
+			return &core.RecordError{Reason: ReasonNonFinite, Field: field, Detail: formatFloat(v.Float)}
+		}
+	case core.FloatList:
+		for i, x := range v.Floats {
+			if !isFinite(x) {
+				return &core.RecordError{Reason: ReasonNonFinite, Field: field, Detail: fmt.Sprintf("%s at index %d", formatFloat(x), i)}
+			}
+		}
+	}
+	return nil
+}
+
+func isFinite(x float64) bool { return x-x == 0 }
+
+// formatFloat renders NaN and ±Inf as JSON readers know them from Python ("NaN",
+// "Infinity", "-Infinity").
+func formatFloat(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case math.IsInf(x, 1):
+		return "Infinity"
+	case math.IsInf(x, -1):
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// ReasonInvalidUTF8 is the rejection reason of a record holding a string that is not UTF-8.
+const ReasonInvalidUTF8 = "invalid utf-8"
+
+func checkUTF8(v *core.Value, field string) *core.RecordError {
+	bad := func(what string) *core.RecordError {
+		return &core.RecordError{Reason: ReasonInvalidUTF8, Field: field, Detail: what + " is not valid UTF-8"}
+	}
+	switch v.Kind {
+	case core.String:
+		if !utf8.ValidString(v.Str) {
+			return bad("the string")
+		}
+	case core.StringList:
+		for i, s := range v.Strs {
+			if !utf8.ValidString(s) {
+				return bad(fmt.Sprintf("the string at index %d", i))
+			}
+		}
+	case core.StringLists:
+		for i, l := range v.Lists {
+			for j, s := range l {
+				if !utf8.ValidString(s) {
+					return bad(fmt.Sprintf("the string at [%d][%d]", i, j))
+				}
+			}
 		}
 	}
 	return nil
@@ -283,10 +420,12 @@ func (f *Folder) Add(acc *Accumulator, rec *Record, weight int64) {
 	}
 }
 
-// Reject counts a rejected record.
-func (acc *Accumulator) Reject(reason string) {
+// Reject counts a rejected record and keeps its position when it is among the first
+// MaxErrorExamples of its reason.
+func (acc *Accumulator) Reject(reason string, rec *Record) {
 	acc.Skipped++
 	acc.Errors[reason]++
+	acc.addErrorExamples(reason, []ErrorExample{{Seq: rec.Seq, Pos: rec.Pos.String()}})
 }
 
 func (f *Folder) sliceKey(rec *Record) string {
@@ -334,6 +473,11 @@ func (acc *Accumulator) Merge(o *Accumulator) error {
 	acc.Skipped += o.Skipped
 	for k, v := range o.Errors {
 		acc.Errors[k] += v
+	}
+	for k, ex := range o.ErrorExamples {
+		if len(ex) > 0 {
+			acc.addErrorExamples(k, ex)
+		}
 	}
 	for i := range acc.States {
 		if err := acc.States[i].Merge(o.States[i]); err != nil {

@@ -17,8 +17,11 @@ type Results struct {
 	Records int64
 	Skipped int64
 	Errors  map[string]int64
-	Metrics []MetricResult
-	Slices  []SliceResult
+	// ErrorExamples names, per rejection reason, the positions of the first rejected records
+	// in input order (at most MaxErrorExamples).
+	ErrorExamples map[string][]string
+	Metrics       []MetricResult
+	Slices        []SliceResult
 	// Window is set for per-window results of a windowed Kafka run.
 	Window *WindowSpan
 }
@@ -46,6 +49,14 @@ func (a *Accumulator) Results() *Results {
 	r := &Results{Records: a.Records, Skipped: a.Skipped, Errors: map[string]int64{}}
 	for k, v := range a.Errors {
 		r.Errors[k] = v
+	}
+	for k, ex := range a.ErrorExamples {
+		if r.ErrorExamples == nil {
+			r.ErrorExamples = map[string][]string{}
+		}
+		for _, e := range ex {
+			r.ErrorExamples[k] = append(r.ErrorExamples[k], e.Pos)
+		}
 	}
 	r.Metrics = a.metricResults(a.States)
 	keys := make([]string, 0, len(a.Slices))
@@ -104,6 +115,10 @@ func (r *Results) MarshalJSON() ([]byte, error) {
 	writeJSON(&b, r.Skipped)
 	b.WriteString(`,"errors":`)
 	writeJSON(&b, r.Errors)
+	if len(r.ErrorExamples) > 0 {
+		b.WriteString(`,"error_examples":`)
+		writeJSON(&b, r.ErrorExamples)
+	}
 	if r.Window != nil {
 		b.WriteString(`,"window":`)
 		writeJSON(&b, map[string]string{"start": r.Window.Start.UTC().Format(time.RFC3339), "end": r.Window.End.UTC().Format(time.RFC3339)})

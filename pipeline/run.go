@@ -1,11 +1,13 @@
 package pipeline
 
 import (
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -140,9 +142,13 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 		rctx = WithColumns(gctx)
 	}
 	rctx = WithConsumers(rctx, workers)
+	limit := newBadLimit(cfg.Policy)
 	g.Go(func() error {
 		defer close(jobs)
 		for idx := 0; ; idx++ {
+			if limit.exceeded() {
+				return nil // the batches already handed out decide which record is named
+			}
 			b, err := src.Next(rctx)
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -162,7 +168,6 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 	})
 
 	accs := make([]*Accumulator, workers)
-	var bad atomic.Int64
 	var wg errgroup.Group // workers, so chunks closes after all of them
 	for w := 0; w < workers; w++ {
 		acc := NewAccumulator(cfg.Plan)
@@ -170,7 +175,7 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 		folder := NewFolder(cfg.Plan)
 		wg.Go(func() error {
 			for j := range jobs {
-				err := foldBatch(gctx, folder, acc, j, &cfg, &bad, progress, chunks)
+				err := foldBatch(gctx, folder, acc, j, &cfg, limit, progress, chunks)
 				if j.b.Release != nil {
 					j.b.Release()
 				}
@@ -205,6 +210,9 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 		}
 		return nil, err
 	}
+	if err := limit.err(); err != nil {
+		return nil, err
+	}
 	mergeStart := time.Now()
 	total := NewAccumulator(cfg.Plan)
 	for _, a := range accs {
@@ -222,7 +230,7 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 	return total, nil
 }
 
-func foldBatch(ctx context.Context, f *Folder, acc *Accumulator, j job, cfg *Config, bad *atomic.Int64, progress *Progress, chunks chan chunk) error {
+func foldBatch(ctx context.Context, f *Folder, acc *Accumulator, j job, cfg *Config, limit *badLimit, progress *Progress, chunks chan chunk) error {
 	var out chunk
 	out.idx = j.idx
 	if j.b.Columns != nil && f.FoldColumns(acc, j.b.Columns) {
@@ -241,13 +249,12 @@ func foldBatch(ctx context.Context, f *Folder, acc *Accumulator, j job, cfg *Con
 	for i := range j.b.Records {
 		rec := &j.b.Records[i]
 		if rej := f.Check(rec); rej != nil {
-			n := bad.Add(1)
 			progress.Bad.Add(1)
 			p := cfg.Policy
-			if !p.Unlimited && !p.IsFraction && n > p.MaxBad {
-				return &BadRecordError{Pos: rec.Pos, Rejection: rej, MaxBad: p.MaxBad, OverLimit: p.OnError != "fail" || p.MaxBad > 0}
+			if limit.add(j.idx, i, rec.Pos, rej) {
+				continue // the run fails: the rest of the batch only finds later bad records
 			}
-			acc.Reject(rej.Reason)
+			acc.Reject(rej.Reason, rec)
 			if p.OnError == "dead_letter" && chunks != nil {
 				dl := DeadLetter{Pos: rec.Pos, Reason: rej.Reason, Error: rej.Error()}
 				if rec.Raw != nil {
@@ -269,6 +276,85 @@ func foldBatch(ctx context.Context, f *Folder, acc *Accumulator, j job, cfg *Con
 	progress.Records.Add(good)
 	progress.Bytes.Add(j.b.Bytes)
 	return sendChunk(ctx, chunks, out)
+}
+
+// badLimit enforces a bad-record count limit (max_bad as a count, or on_error: fail, which
+// tolerates none) so that the record named by the error is the same whatever the worker
+// count: the (MaxBad+1)-th bad record in input order, not whichever a worker met first.
+// Once the limit is exceeded the reader stops handing out batches; as batches are handed
+// out in order and every one handed out is folded, the batches folded form a prefix of the
+// input, and the (MaxBad+1)-th smallest (batch, row) among the bad records seen is the
+// (MaxBad+1)-th of the input. It keeps the MaxBad+1 smallest only. Safe for concurrent use.
+type badLimit struct {
+	limited bool
+	maxBad  int64
+	fail    bool
+	over    atomic.Bool
+	mu      sync.Mutex
+	seen    int64
+	first   badHeap // max-heap of the smallest maxBad+1 bad records seen
+}
+
+type badRecord struct {
+	batch, row int
+	pos        Position
+	rej        *Rejection
+}
+
+func (a badRecord) before(b badRecord) bool {
+	if a.batch != b.batch {
+		return a.batch < b.batch
+	}
+	return a.row < b.row
+}
+
+type badHeap []badRecord
+
+func (h badHeap) Len() int           { return len(h) }
+func (h badHeap) Less(i, j int) bool { return h[j].before(h[i]) }
+func (h badHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *badHeap) Push(x any)        { *h = append(*h, x.(badRecord)) }
+func (h *badHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func newBadLimit(p Policy) *badLimit {
+	return &badLimit{limited: !p.Unlimited && !p.IsFraction, maxBad: p.MaxBad, fail: p.OnError == "fail"}
+}
+
+// add counts a bad record (row of batch) and reports whether the limit is now exceeded.
+func (l *badLimit) add(batch, row int, pos Position, rej *Rejection) bool {
+	if !l.limited {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.seen++
+	r := badRecord{batch, row, pos, rej}
+	if int64(len(l.first)) <= l.maxBad {
+		heap.Push(&l.first, r)
+	} else if r.before(l.first[0]) {
+		l.first[0] = r
+		heap.Fix(&l.first, 0)
+	}
+	if l.seen > l.maxBad {
+		l.over.Store(true)
+	}
+	return l.over.Load()
+}
+
+func (l *badLimit) exceeded() bool { return l.over.Load() }
+
+// err returns the error naming the (MaxBad+1)-th bad record, once the run has stopped.
+func (l *badLimit) err() error {
+	if !l.over.Load() {
+		return nil
+	}
+	r := l.first[0]
+	return &BadRecordError{Pos: r.pos, Rejection: r.rej, MaxBad: l.maxBad, OverLimit: !l.fail || l.maxBad > 0}
 }
 
 // sendChunk passes a batch's side outputs to the ordered writer, when there is one.

@@ -185,7 +185,7 @@ func TestBadRecordPolicies(t *testing.T) {
 	var bre *BadRecordError
 	require.ErrorAs(t, err, &bre)
 	require.Equal(t, "mem:4", bre.Pos.String())
-	require.Contains(t, err.Error(), `bad record at mem:4: metric sum: field "x": non-finite value: NaN`)
+	require.Contains(t, err.Error(), `bad record at mem:4: field "x": non-finite value: NaN`)
 
 	// max_bad as a count.
 	_, err = Run(context.Background(), &memSource{recs: recs, batch: 7}, Config{Plan: plan, Workers: 2, Policy: Policy{OnError: "skip", MaxBad: 3}})
@@ -262,5 +262,53 @@ func requireNoLeak(t *testing.T, before int) {
 			t.Fatalf("goroutines leaked: %d > %d\n%s", runtime.NumGoroutine(), before, buf[:n])
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestErrorExamplesDeterministic: the positions named per reason are the first ones in input
+// order whatever the worker count, the batch size or the order partial states are merged in.
+func TestErrorExamplesDeterministic(t *testing.T) {
+	plan := testPlan()
+	bad := map[int]bool{}
+	for _, i := range []int{4999, 17, 3, 2500, 1024, 11, 4000, 12} {
+		bad[i] = true
+	}
+	recs := records(5000, bad)
+	recs[40].Values[0] = core.Value{Kind: core.Float, Float: math.Inf(1)}
+	recs[4100].Values[0] = core.Value{Kind: core.FloatList, Floats: []float64{1, math.Inf(-1)}}
+	want := []string{"mem:4", "mem:12", "mem:13", "mem:18", "mem:41"}
+	for _, workers := range []int{1, 2, 5} {
+		for _, batch := range []int{1, 7, 1000} {
+			acc, err := Run(context.Background(), &memSource{recs: recs, batch: batch}, Config{Plan: plan, Workers: workers, Policy: Policy{OnError: "skip", Unlimited: true}})
+			require.NoError(t, err)
+			require.Equal(t, map[string]int64{ReasonNonFinite: 10}, acc.Errors)
+			require.Equal(t, map[string][]string{ReasonNonFinite: want}, acc.Results().ErrorExamples, "workers=%d batch=%d", workers, batch)
+
+			// The record a failing run names is the first bad one (fail), or the one past
+			// max_bad, in input order.
+			var bre *BadRecordError
+			_, err = Run(context.Background(), &memSource{recs: recs, batch: batch}, Config{Plan: plan, Workers: workers, Policy: Policy{OnError: "fail"}})
+			require.ErrorAs(t, err, &bre)
+			require.Equal(t, "mem:4", bre.Pos.String(), "workers=%d batch=%d", workers, batch)
+			_, err = Run(context.Background(), &memSource{recs: recs, batch: batch}, Config{Plan: plan, Workers: workers, Policy: Policy{OnError: "skip", MaxBad: 3}})
+			require.ErrorAs(t, err, &bre)
+			require.ErrorIs(t, err, ErrTooManyBad)
+			require.Equal(t, "mem:18", bre.Pos.String(), "workers=%d batch=%d", workers, batch)
+		}
+	}
+
+	// Partial states of disjoint record ranges merge to the same examples in any order.
+	parts := make([]*Accumulator, 4)
+	for p := range parts {
+		acc, err := Run(context.Background(), &memSource{recs: recs[p*1250 : (p+1)*1250], batch: 64}, Config{Plan: plan, Policy: Policy{OnError: "skip", Unlimited: true}})
+		require.NoError(t, err)
+		parts[p] = acc
+	}
+	for _, order := range [][]int{{0, 1, 2, 3}, {3, 2, 1, 0}, {2, 0, 3, 1}} {
+		total := NewAccumulator(plan)
+		for _, p := range order {
+			require.NoError(t, total.Merge(parts[p]))
+		}
+		require.Equal(t, want, total.Results().ErrorExamples[ReasonNonFinite], "order %v", order)
 	}
 }

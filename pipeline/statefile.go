@@ -14,10 +14,11 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 )
 
-// stateMagic starts every saved state file; stateVersion is its format version.
+// stateMagic starts every saved state file; stateVersion is its format version. Version 2
+// added the error examples after the error counts; version 1 files are still read.
 const (
 	stateMagic   = "EVALSTREAM-STATE\n"
-	stateVersion = 1
+	stateVersion = 2
 )
 
 // ErrStateFormat is wrapped by every error about an unreadable state file.
@@ -67,6 +68,14 @@ func EncodeState(a *Accumulator) ([]byte, error) {
 		e.String(k)
 		e.Varint(a.Errors[k])
 	}
+	for _, k := range reasons {
+		ex := a.ErrorExamples[k]
+		e.Uvarint(uint64(len(ex)))
+		for _, x := range ex {
+			e.Uvarint(x.Seq)
+			e.String(x.Pos)
+		}
+	}
 	writeStates := func(states []core.State) error {
 		for i, s := range states {
 			b, err := s.MarshalBinary()
@@ -111,12 +120,13 @@ func DecodeState(b []byte) (*Accumulator, error) {
 	// The version comes before the checksum: another version may lay out the rest (the
 	// checksum included) differently, and the user must learn that the file may come from
 	// another release rather than only that it does not check out.
-	if v := b[len(stateMagic)]; v != stateVersion {
-		by := "a newer"
-		if v < stateVersion {
-			by = "an older"
+	version := b[len(stateMagic)]
+	if version < 1 || version > stateVersion {
+		by := "a newer evalstream, or corrupted"
+		if version < 1 {
+			by = "no evalstream release: corrupted"
 		}
-		return nil, fmt.Errorf("%w: format version %d, this build reads version %d (written by %s evalstream, or corrupted)", ErrStateFormat, v, stateVersion, by)
+		return nil, fmt.Errorf("%w: format version %d, this build reads versions 1 to %d (written by %s)", ErrStateFormat, version, stateVersion, by)
 	}
 	body, trailer := b[:len(b)-4], b[len(b)-4:]
 	if sum := crc32.ChecksumIEEE(body); trailer[0] != byte(sum) || trailer[1] != byte(sum>>8) || trailer[2] != byte(sum>>16) || trailer[3] != byte(sum>>24) {
@@ -150,9 +160,22 @@ func DecodeState(b []byte) (*Accumulator, error) {
 	a.Records = d.Varint()
 	a.Skipped = d.Varint()
 	n := d.Len(2)
-	for i := 0; i < n; i++ {
-		k := d.String()
-		a.Errors[k] = d.Varint()
+	reasons := make([]string, n)
+	for i := range reasons {
+		reasons[i] = d.String()
+		a.Errors[reasons[i]] = d.Varint()
+	}
+	if version >= 2 {
+		for _, k := range reasons {
+			m := d.Len(2)
+			if m > MaxErrorExamples {
+				return nil, fmt.Errorf("%w: %d error examples for %q, at most %d", ErrStateFormat, m, k, MaxErrorExamples)
+			}
+			for j := 0; j < m; j++ {
+				seq := d.Uvarint()
+				a.ErrorExamples[k] = append(a.ErrorExamples[k], ErrorExample{Seq: seq, Pos: d.String()})
+			}
+		}
 	}
 	readStates := func(states []core.State) error {
 		for i := range states {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"encoding/json"
+	"fmt"
 	"hash/crc32"
 	"testing"
 
@@ -46,12 +47,13 @@ func TestStateFileRoundTrip(t *testing.T) {
 		require.Nil(t, f.Check(&r), "record %d", i)
 		f.Add(acc, &r, 1)
 	}
-	acc.Reject("invalid json")
+	acc.Reject("invalid json", &Record{Seq: 7, Pos: Position{File: "a.jsonl", Row: 6}})
 	b, err := EncodeState(acc)
 	require.NoError(t, err)
 	back, err := DecodeState(b)
 	require.NoError(t, err)
 	require.Equal(t, fingerprint(t, acc), fingerprint(t, back))
+	require.Equal(t, map[string][]ErrorExample{"invalid json": {{Seq: 7, Pos: "a.jsonl:7"}}}, back.ErrorExamples)
 	b2, err := EncodeState(back)
 	require.NoError(t, err)
 	require.Equal(t, b, b2, "encoding is canonical")
@@ -115,13 +117,13 @@ func TestStateFileRefusals(t *testing.T) {
 	}{
 		{"future version, whatever follows", func() []byte {
 			c := append([]byte(nil), b[:len(stateMagic)]...)
-			return append(c, 2, 0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0)
-		}, "format version 2, this build reads version 1 (written by a newer evalstream, or corrupted)"},
+			return append(c, stateVersion+1, 0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 0)
+		}, fmt.Sprintf("format version %d, this build reads versions 1 to %d (written by a newer evalstream, or corrupted)", stateVersion+1, stateVersion)},
 		{"version 0", func() []byte {
 			c := append([]byte(nil), b...)
 			c[len(stateMagic)] = 0
 			return c
-		}, "format version 0, this build reads version 1 (written by an older evalstream"},
+		}, "format version 0, this build reads versions 1 to"},
 		{"options differ from the signature", func() []byte {
 			return reseal(t, b, func(h map[string]any) { bleu(h)["options"] = map[string]any{"ngram": 2} })
 		}, `metric bleu: saved with signature "case:mixed|eff:no|tok:13a|smooth:exp|compat:sacrebleu|ngram:4|`},

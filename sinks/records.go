@@ -3,9 +3,12 @@ package sinks
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
@@ -163,19 +166,64 @@ func (rf *RecordFiles) Abort() {
 func ValueJSON(v core.Value) any {
 	switch v.Kind {
 	case core.String:
-		return v.Str
+		return stringJSON(v.Str)
 	case core.StringList:
-		return v.Strs
+		return stringsJSON(v.Strs)
 	case core.StringLists:
-		return v.Lists
+		out := make([]any, len(v.Lists))
+		for i, l := range v.Lists {
+			out[i] = stringsJSON(l)
+		}
+		return out
 	case core.Int:
 		return v.Int
 	case core.Bool:
 		return v.Int != 0
 	case core.Float:
-		return v.Float
+		return floatJSON(v.Float)
 	case core.FloatList:
-		return v.Floats
+		out := make([]any, len(v.Floats))
+		for i, x := range v.Floats {
+			out[i] = floatJSON(x)
+		}
+		return out
 	}
 	return nil
+}
+
+// floatJSON renders NaN and ±Inf, which JSON cannot hold, as the strings Python's json
+// module reads back as floats ("NaN", "Infinity", "-Infinity"), so that a dead letter keeps
+// the value that got it rejected.
+func floatJSON(x float64) any {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case math.IsInf(x, 1):
+		return "Infinity"
+	case math.IsInf(x, -1):
+		return "-Infinity"
+	}
+	return x
+}
+
+// stringJSON renders a string that is not valid UTF-8 (Arrow binary, a corrupt string) as
+// {"base64": ...}: encoding/json would silently replace its bytes.
+func stringJSON(s string) any {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return map[string]string{"base64": base64.StdEncoding.EncodeToString([]byte(s))}
+}
+
+func stringsJSON(ss []string) any {
+	for _, s := range ss {
+		if !utf8.ValidString(s) {
+			out := make([]any, len(ss))
+			for i, s := range ss {
+				out[i] = stringJSON(s)
+			}
+			return out
+		}
+	}
+	return ss
 }

@@ -244,6 +244,9 @@ func (s *Table) Write(_ context.Context, r *pipeline.Results) error {
 		sort.Strings(keys)
 		for _, k := range keys {
 			fmt.Fprintf(&b, "  bad records: %-28s %d\n", k, r.Errors[k])
+			if ex := r.ErrorExamples[k]; len(ex) > 0 {
+				fmt.Fprintf(&b, "    first at: %s\n", strings.Join(ex, ", "))
+			}
 		}
 	}
 	_, err := io.WriteString(s.W, b.String())

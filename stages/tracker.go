@@ -58,12 +58,12 @@ func (t *Tracker) OpenWindows() []int64 { return sortedKeys(t.open) }
 // policy.
 func (t *Tracker) Fold(f *pipeline.Folder, rec *pipeline.Record, msgTime int64) *pipeline.Rejection {
 	if rec.Err != nil {
-		t.Total.Reject(rec.Err.Reason)
+		t.Total.Reject(rec.Err.Reason, rec)
 		return &pipeline.Rejection{Reason: rec.Err.Reason, Field: rec.Err.Field, Err: rec.Err}
 	}
 	if t.spec == nil {
 		if rej := f.Check(rec); rej != nil {
-			t.Total.Reject(rej.Reason)
+			t.Total.Reject(rej.Reason, rec)
 			return rej
 		}
 		f.Add(t.Total, rec, 1)
@@ -73,13 +73,13 @@ func (t *Tracker) Fold(f *pipeline.Folder, rec *pipeline.Record, msgTime int64) 
 	if t.spec.Field >= 0 {
 		var rerr *core.RecordError
 		if ts, rerr = EventTime(rec.Values[t.spec.Field], t.spec.FieldName); rerr != nil {
-			t.Total.Reject(rerr.Reason)
+			t.Total.Reject(rerr.Reason, rec)
 			return &pipeline.Rejection{Reason: rerr.Reason, Field: rerr.Field, Err: rerr}
 		}
 	}
 	start := t.spec.Start(ts)
 	if t.hasWM && t.spec.closesAt(start) <= t.wm {
-		t.Total.Reject(ReasonLate)
+		t.Total.Reject(ReasonLate, rec)
 		end := start + int64(t.spec.Size)
 		err := &core.RecordError{Reason: ReasonLate, Field: t.spec.FieldName, Detail: fmt.Sprintf("its window ending %s closed when the partition's watermark reached %s (allowed lateness %v)", fmtNs(end), fmtNs(t.wm), t.spec.Lateness)}
 		return &pipeline.Rejection{Reason: ReasonLate, Field: t.spec.FieldName, Err: err}
@@ -91,8 +91,8 @@ func (t *Tracker) Fold(f *pipeline.Folder, rec *pipeline.Record, msgTime int64) 
 	}
 	rej := f.Check(rec)
 	if rej != nil {
-		t.Total.Reject(rej.Reason)
-		win.Reject(rej.Reason)
+		t.Total.Reject(rej.Reason, rec)
+		win.Reject(rej.Reason, rec)
 	} else {
 		f.Add(t.Total, rec, 1)
 		f.Add(win, rec, 1)

@@ -373,7 +373,15 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
   regression          float | integer
   perplexity          list<float> probabilities/logits (with label) | list<float> token log-probs (input: logprobs)
 
-Records rejected before any metric sees them: invalid json, invalid utf-8, record too large.
+Values, whatever the format (JSON, Arrow, Parquet, Kafka JSON or Arrow messages):
+  booleans            class ids 0 and 1 (JSON true/false, Arrow/Parquet bool); in a list, 0/1 entries;
+                      never a regression value (wrong type)
+  NaN, ±Inf           never scored: a record holding one in any field a metric reads is rejected as
+                      "non-finite value" (JSON 1e999 is +Inf), the field and value named
+
+Records rejected before any metric sees them: invalid json, invalid utf-8, record too large,
+non-finite value. Results name, per reason, the first 5 rejected records in input order
+(error_examples), whatever the worker count.
 `)
 	_, err := io.WriteString(stdout, b.String())
 	return err

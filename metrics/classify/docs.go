@@ -7,7 +7,7 @@ var commonInvalid = []string{
 	"wrong type: not an integer class id or a list of numbers (an integral float such as 2.0 is an id, a boolean is id 0/1); a non-integral float id; a list label that is not one-hot (0/1 values, exactly one 1)",
 	"wrong length: an empty list",
 	"label out of range: a negative class id (prediction or label), an id >= num_classes when num_classes is set, or an id >= 1048576",
-	"non-finite value: a NaN score (numpy's argmax would pick the first NaN; we reject the record instead) or a NaN/Inf class id; ±Inf scores are ordinary values",
+	"non-finite value: a NaN or ±Inf score or class id (numpy's argmax would pick the first NaN; we reject the record instead, in every field of every metric)",
 }
 
 const matrixMemory = "a C×C int64 confusion matrix: dense up to 256 classes (8·S² bytes with C ≤ S ≤ 2C, at least 4: 128 bytes for a binary task, 512 KB at most), then sparse (about 40 bytes per distinct (true, predicted) pair)"

@@ -62,7 +62,7 @@ func TestDamagedStates(t *testing.T) {
 			case i < len(stateMagic):
 				want = `^evalstream: flip.state: invalid state file: not an evalstream state file$`
 			case i == len(stateMagic):
-				want = `^evalstream: flip.state: invalid state file: format version 254, this build reads version 1 \(written by a newer evalstream, or corrupted\)$`
+				want = `^evalstream: flip.state: invalid state file: format version 253, this build reads versions 1 to 2 \(written by a newer evalstream, or corrupted\)$`
 			}
 			refused(t, "flip.state", want, i%50 == 0)
 		}
@@ -71,9 +71,9 @@ func TestDamagedStates(t *testing.T) {
 	})
 	t.Run("from a future format version", func(t *testing.T) {
 		c := []byte(string(good))
-		c[len(stateMagic)] = 2
+		c[len(stateMagic)] = 3
 		write(t, dir, "future.state", string(c))
-		refused(t, "future.state", `^evalstream: future.state: invalid state file: format version 2, this build reads version 1 \(written by a newer evalstream, or corrupted\)$`, true)
+		refused(t, "future.state", `^evalstream: future.state: invalid state file: format version 3, this build reads versions 1 to 2 \(written by a newer evalstream, or corrupted\)$`, true)
 		r := run(t, dir, "report", "future.state")
 		t.Logf("exit %d: %s", r.code, r.firstLine())
 	})
