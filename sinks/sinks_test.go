@@ -152,3 +152,54 @@ func TestExamplesParquet(t *testing.T) {
 	require.Equal(t, 0.25, r.Values[2].Float)
 	require.Equal(t, core.Null, r.Values[3].Kind)
 }
+
+// A device is written in place (a rename over it would replace the device node, which root
+// may do); a directory is refused before anything is written.
+func TestAtomicWriteOfDevicesAndDirectories(t *testing.T) {
+	st, err := os.Stat(os.DevNull)
+	require.NoError(t, err)
+	require.NotZero(t, st.Mode()&os.ModeCharDevice)
+	for _, s := range []interface {
+		Write(context.Context, *pipeline.Results) error
+	}{&JSON{Path: os.DevNull}, &CSV{Path: os.DevNull}, &JSONL{Path: os.DevNull}} {
+		require.NoError(t, s.Write(context.Background(), sample()))
+	}
+	require.NoError(t, WriteFileAtomic(os.DevNull, []byte("x")))
+	st, err = os.Stat(os.DevNull)
+	require.NoError(t, err)
+	require.NotZero(t, st.Mode()&os.ModeCharDevice, "still a device")
+	entries, err := os.ReadDir(filepath.Dir(os.DevNull))
+	require.NoError(t, err)
+	for _, e := range entries {
+		require.NotContains(t, e.Name(), ".tmp-")
+	}
+
+	dir := t.TempDir()
+	for _, p := range []string{dir, dir + "/"} {
+		require.ErrorContains(t, CheckWritable(p), "is a directory")
+		require.ErrorContains(t, (&JSON{Path: p}).Write(context.Background(), sample()), p+": is a directory")
+		require.ErrorContains(t, (&JSONL{Path: p}).Write(context.Background(), sample()), "is a directory")
+		_, err := NewRecordFiles(p, "", "", nil)
+		require.ErrorContains(t, err, "is a directory")
+	}
+	require.NoError(t, CheckWritable(filepath.Join(dir, "sub", "r.json")))
+	entries, err = os.ReadDir(filepath.Join(dir, "sub"))
+	require.NoError(t, err)
+	require.Empty(t, entries, "CheckWritable leaves nothing behind")
+}
+
+// An append that fails midway is cut back: the history keeps exactly its earlier lines.
+func TestHistoryAppendOnAFullDisk(t *testing.T) {
+	st, err := os.Stat("/dev/full")
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Skipf("no /dev/full here (%v)", err)
+	}
+	err = (&JSONL{Path: "/dev/full"}).Write(context.Background(), sample())
+	require.ErrorContains(t, err, "append to /dev/full: no space left on device")
+	err = (&DeadLetterLog{path: "/dev/full"}).Write(context.Background(), []pipeline.DeadLetter{{Reason: "invalid json", Raw: []byte("{")}})
+	require.ErrorContains(t, err, "dead letters: append to /dev/full: no space left on device")
+	rf, err := NewRecordFiles("/dev/full", "", "", nil)
+	require.NoError(t, err)
+	require.NoError(t, rf.WriteBatch(context.Background(), []pipeline.DeadLetter{{Reason: "invalid json", Raw: []byte("{")}}, nil))
+	require.ErrorContains(t, rf.Commit(), "dead letters: write /dev/full: no space left on device")
+}
