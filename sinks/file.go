@@ -53,6 +53,22 @@ func CheckWritable(path string) error {
 	return nil
 }
 
+// CheckAppendable is CheckWritable for a file that is appended to: an existing file at
+// path must also be open for writing.
+func CheckAppendable(path string) error {
+	if err := CheckWritable(path); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", path, pathErrCause(err))
+	}
+	return f.Close()
+}
+
 // CreateAtomic creates the temporary file for path (creating path's directory if needed).
 // A path naming an existing directory is an error; one naming a device or a pipe is opened
 // for writing in place.

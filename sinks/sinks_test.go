@@ -183,9 +183,16 @@ func TestAtomicWriteOfDevicesAndDirectories(t *testing.T) {
 		require.ErrorContains(t, err, "is a directory")
 	}
 	require.NoError(t, CheckWritable(filepath.Join(dir, "sub", "r.json")))
+	require.NoError(t, CheckAppendable(filepath.Join(dir, "sub", "h.jsonl")))
 	entries, err = os.ReadDir(filepath.Join(dir, "sub"))
 	require.NoError(t, err)
-	require.Empty(t, entries, "CheckWritable leaves nothing behind")
+	require.Empty(t, entries, "the checks leave nothing behind")
+	hist := filepath.Join(dir, "sub", "h.jsonl")
+	require.NoError(t, os.WriteFile(hist, []byte("{}\n"), 0o444))
+	require.NoError(t, CheckWritable(hist), "a read-only file can be replaced")
+	if os.Geteuid() != 0 { // root may write whatever the mode
+		require.ErrorContains(t, CheckAppendable(hist), "append to "+hist+": permission denied")
+	}
 }
 
 // An append that fails midway is cut back: the history keeps exactly its earlier lines.

@@ -234,18 +234,20 @@ func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath st
 // path is a directory, or its directory cannot be created or written — before the run
 // spends any time on the input.
 func (j *job) checkOutputs(savePath string) error {
-	paths := []string{}
 	if savePath != "" {
-		paths = append(paths, savePath)
-	}
-	for _, s := range j.cfg.Sinks {
-		switch s.Type {
-		case "json", "csv", "jsonl":
-			paths = append(paths, s.Path)
+		if err := sinks.CheckWritable(savePath); err != nil {
+			return runtimeErr(err)
 		}
 	}
-	for _, p := range paths {
-		if err := sinks.CheckWritable(p); err != nil {
+	for _, s := range j.cfg.Sinks {
+		var err error
+		switch s.Type {
+		case "json", "csv":
+			err = sinks.CheckWritable(s.Path)
+		case "jsonl":
+			err = sinks.CheckAppendable(s.Path)
+		}
+		if err != nil {
 			return runtimeErr(err)
 		}
 	}

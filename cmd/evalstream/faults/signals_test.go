@@ -64,11 +64,14 @@ func TestSignalAtRandomPoints(t *testing.T) {
 		if rng.Intn(2) == 1 {
 			sig, name = syscall.SIGTERM, "SIGTERM"
 		}
-		// Points spread over the whole run and a little past it; the first two in the
-		// process's first milliseconds, while the binary starts.
+		// Points spread over the whole run and a little past it; the first two while the
+		// binary starts (its first 5 ms, then up to 50 ms).
 		delay := time.Duration(rng.Float64() * 1.1 * float64(took))
-		if i < 2 {
+		switch i {
+		case 0:
 			delay = time.Duration(rng.Float64() * float64(5*time.Millisecond))
+		case 1:
+			delay = 5*time.Millisecond + time.Duration(rng.Float64()*float64(45*time.Millisecond))
 		}
 		c := start(t, dir, binary, args...)
 		require.NoError(t, c.Start())
