@@ -212,11 +212,11 @@ func (j *job) openSource() (pipeline.Source, error) {
 
 // execute runs the job to the end of its input and writes the results.
 func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath string) error {
-	if j.cfg.Source.Type == "kafka" {
-		return j.executeKafka(ctx, stdout, stderr, savePath)
-	}
 	if err := j.checkOutputs(savePath); err != nil {
 		return err
+	}
+	if j.cfg.Source.Type == "kafka" {
+		return j.executeKafka(ctx, stdout, stderr, savePath)
 	}
 	src, err := j.openSource()
 	if err != nil {
@@ -232,19 +232,29 @@ func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath st
 
 // checkOutputs fails (exit 1) when an output file of the job could not be written — its
 // path is a directory, or its directory cannot be created or written — before the run
-// spends any time on the input.
+// spends any time on its input (or, for Kafka, connects).
 func (j *job) checkOutputs(savePath string) error {
+	kafka := j.cfg.Source.Type == "kafka"
 	if savePath != "" {
 		if err := sinks.CheckWritable(savePath); err != nil {
 			return runtimeErr(err)
 		}
 	}
+	if dl := j.cfg.Pipeline.DeadLetter; j.cfg.Pipeline.OnError == "dead_letter" && dl.Path != "" {
+		check := sinks.CheckWritable // a file run replaces the file
+		if kafka {
+			check = sinks.CheckAppendable // a Kafka run appends to it
+		}
+		if err := check(dl.Path); err != nil {
+			return runtimeErr(err)
+		}
+	}
 	for _, s := range j.cfg.Sinks {
 		var err error
-		switch s.Type {
-		case "json", "csv":
+		switch {
+		case s.Type == "json" || s.Type == "csv" || (s.Type == "examples" && !kafka):
 			err = sinks.CheckWritable(s.Path)
-		case "jsonl":
+		case s.Type == "jsonl":
 			err = sinks.CheckAppendable(s.Path)
 		}
 		if err != nil {

@@ -221,8 +221,28 @@ func TestOutputThatCannotBeWritten(t *testing.T) {
 			requireNoOutputs(t, filepath.Join(dir, "out"))
 		})
 	}
-	// merge writes a state too.
+	// A Kafka run checks its file outputs before it connects (nothing listens on port 1).
 	dir := outputsDir(t)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "out", "isdir"), 0o755))
+	write(t, dir, "k.yaml", `
+source: {type: kafka, brokers: ["127.0.0.1:1"], topic: t, group: g}
+pipeline: {on_error: dead_letter, dead_letter: {path: out/dead.jsonl}}
+metrics: [{type: bleu}]
+sinks: [{type: json, path: out/r.json}, {type: jsonl, path: out/h.jsonl}]
+`)
+	for _, args := range [][]string{
+		{"--set", "sinks[0].path=out/isdir"},
+		{"--set", "sinks[1].path=out/isdir"},
+		{"--set", "pipeline.dead_letter.path=out/isdir"},
+		{"--save-state", "out/isdir"},
+	} {
+		r := run(t, dir, append([]string{"run", "-c", "k.yaml"}, args...)...)
+		require.Equal(t, 1, r.code, r.stderr)
+		require.Regexp(t, `^evalstream: write out/isdir: is a directory$`, r.firstLine())
+		requireNoOutputs(t, filepath.Join(dir, "out"))
+	}
+
+	// merge writes a state too.
 	r := run(t, dir, "run", "-c", "c.yaml", "--save-state", "s.state")
 	require.Equal(t, 0, r.code, r.stderr)
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "isdir"), 0o755))
