@@ -100,6 +100,19 @@ func TestOutputsOfAGoodRun(t *testing.T) {
 		require.NoError(t, err)
 		require.Greater(t, st.Size(), int64(4096), "%s must be over a page for the full-disk cases", f)
 	}
+
+	// A pipe (here /dev/stdout) is written in place, not replaced by a renamed file.
+	before, err := os.Lstat("/dev/stdout")
+	require.NoError(t, err)
+	r = run(t, dir, "run", "-c", "c.yaml", "--set", "sinks[0].path=/dev/stdout")
+	require.Equal(t, 0, r.code, r.stderr)
+	var res map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &res), r.stdout)
+	require.EqualValues(t, 588, res["records"])
+	after, err := os.Lstat("/dev/stdout")
+	require.NoError(t, err)
+	require.Equal(t, before.Mode(), after.Mode(), "/dev/stdout is what it was")
+	requireNoTempIn(t, "/dev")
 }
 
 // Every output written to /dev/full (writes fail with ENOSPC): exit 1, the message names
