@@ -97,8 +97,13 @@ type Sink struct {
 	Format  string   `yaml:"format" json:"format,omitempty"`
 	Topic   string   `yaml:"topic" json:"topic,omitempty"`
 	Brokers []string `yaml:"brokers" json:"brokers,omitempty"`
-	// Addr is the listen address of the prometheus sink (default :9464).
+	// Addr is the listen address of the prometheus sink (default 127.0.0.1:9464: only this
+	// host can scrape unless the config says otherwise, e.g. ":9464" in a container).
 	Addr string `yaml:"addr" json:"addr,omitempty"`
+	// WebConfig is the prometheus sink's web config file (TLS and basic auth, in the
+	// exporter-toolkit format every Prometheus exporter reads). Empty serves plain HTTP
+	// without authentication.
+	WebConfig string `yaml:"web_config" json:"web_config,omitempty"`
 }
 
 // State configures crash-safe state snapshots (Kafka sources).
@@ -136,7 +141,7 @@ const (
 	DefaultBatchSize      = 1024
 	DefaultMaxRecordBytes = 16 << 20
 	DefaultEmitInterval   = Duration(30 * time.Second)
-	DefaultPromAddr       = ":9464"
+	DefaultPromAddr       = "127.0.0.1:9464"
 )
 
 // ApplyDefaults fills empty fields with their defaults.
@@ -231,8 +236,10 @@ func oneOf(p *Problems, path, v string, allowed ...string) {
 	p.add(path, "must be one of %s, got %q", strings.Join(allowed, "|"), v)
 }
 
-// Validate checks the structure of the config (after ApplyDefaults) and returns every problem
-// at once, or nil. Metric options are checked by the metrics registry (see cmd/evalstream).
+// Validate checks the structure of the config (after ApplyDefaults) and the files a sink must
+// read before it starts (a prometheus sink's web config, see CheckWebConfig), and returns every
+// problem at once, or nil. Metric options are checked by the metrics registry (see
+// cmd/evalstream).
 func (c *Config) Validate() error {
 	var p Problems
 	s := c.Source
@@ -358,6 +365,14 @@ func (c *Config) Validate() error {
 			if s.Type != "kafka" || s.Mode != "continuous" {
 				p.add(path, "the prometheus sink serves /metrics in continuous kafka mode only")
 			}
+			if k.WebConfig != "" {
+				if _, err := CheckWebConfig(k.WebConfig); err != nil {
+					p.add(path+".web_config", "%v", err)
+				}
+			}
+		}
+		if k.Type != "prometheus" && k.WebConfig != "" {
+			p.add(path+".web_config", "only applies to a prometheus sink")
 		}
 		if k.Type == "examples" && k.Format != "" {
 			oneOf(&p, path+".format", k.Format, "jsonl", "parquet")

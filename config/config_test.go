@@ -1,10 +1,14 @@
 package config
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/crypto/bcrypt"
 )
 
 const good = `
@@ -146,4 +150,41 @@ func FuzzParse(f *testing.F) {
 			_ = c.Validate()
 		}
 	})
+}
+
+func TestPrometheusWebConfigValidation(t *testing.T) {
+	dir := t.TempDir()
+	hash, err := bcrypt.GenerateFromPassword([]byte("hunter2-pass"), bcrypt.MinCost)
+	require.NoError(t, err)
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o600))
+		return p
+	}
+	good := write("good.yml", "basic_auth_users:\n  scraper: "+string(hash)+"\n")
+	plain := write("plain.yml", "basic_auth_users:\n  scraper: hunter2-pass\n")
+	const head = "source: {type: kafka, brokers: [\"127.0.0.1:9092\"], topic: t, mode: continuous}\nmetrics: [{type: accuracy}]\n"
+	for _, c := range []struct {
+		name, sinks, want string
+	}{
+		{"no web config", "sinks: [{type: prometheus}]", ""},
+		{"basic auth without TLS", fmt.Sprintf("sinks: [{type: prometheus, web_config: %q}]", good), ""},
+		{"missing file", "sinks: [{type: prometheus, web_config: nowhere.yml}]", "sinks[0].web_config: web config: open nowhere.yml: no such file or directory"},
+		{"password not hashed", fmt.Sprintf("sinks: [{type: prometheus, web_config: %q}]", plain), `sinks[0].web_config: web config ` + plain + `: basic_auth_users: the password of user "scraper" is not a bcrypt hash`},
+		{"not a prometheus sink", fmt.Sprintf("sinks: [{type: stdout}, {type: json, path: r.json, web_config: %q}]", good), "sinks[1].web_config: only applies to a prometheus sink"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(head+c.sinks), nil)
+			require.NoError(t, err)
+			err = cfg.Validate()
+			if c.want == "" {
+				require.NoError(t, err)
+				require.Equal(t, "127.0.0.1:9464", cfg.Sinks[0].Addr, "the default binds the loopback interface only")
+				return
+			}
+			require.ErrorContains(t, err, c.want)
+			require.NotContains(t, err.Error(), "hunter2-pass")
+			require.NotContains(t, err.Error(), "hunter")
+		})
+	}
 }

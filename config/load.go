@@ -154,6 +154,11 @@ func explainUnknown(err error) error {
 	for _, e := range te.Errors {
 		m := unknownField.FindStringSubmatch(e)
 		if m == nil {
+			// A scalar where the sasl or tls section belongs may be the password or key
+			// itself: the decoder quotes its first bytes, which must not be printed.
+			if strings.Contains(e, "into config.SASL") || strings.Contains(e, "into config.TLS") {
+				e = RedactQuoted(e)
+			}
 			msgs = append(msgs, e)
 			continue
 		}

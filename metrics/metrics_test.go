@@ -21,6 +21,7 @@ func TestCatalogue(t *testing.T) {
 		require.Contains(t, constructors, d.Type)
 		require.NotEmpty(t, d.Presets, d.Type)
 		require.NotEmpty(t, d.Value, d.Type)
+		require.Contains(t, []string{core.DirectionHigher, core.DirectionLower, core.DirectionNone}, d.Direction, d.Type)
 		for _, p := range d.Presets {
 			m, err := New(map[string]any{"type": d.Type, "compat": p})
 			require.NoError(t, err, "%s compat=%s", d.Type, p)

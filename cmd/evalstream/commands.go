@@ -339,6 +339,7 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 	for _, d := range metrics.Docs() {
 		fmt.Fprintf(&b, "%s\n", d.Type)
 		fmt.Fprintf(&b, "  value:    %s\n", d.Value)
+		fmt.Fprintf(&b, "  better:   %s\n", d.Direction)
 		fmt.Fprintf(&b, "  compat:   %s\n", strings.Join(d.Presets, " | "))
 		m, err := metrics.New(map[string]any{"type": d.Type})
 		if err == nil {

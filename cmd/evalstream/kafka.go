@@ -162,12 +162,12 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 			}
 			outs = append(outs, sinks.NewKafka(brokers, s.Topic, j.runName(), transport))
 		case "prometheus":
-			p, err := sinks.NewPrometheus(s.Addr)
+			p, err := sinks.NewPrometheus(s.Addr, s.WebConfig, stderr)
 			if err != nil {
 				closeSinks(outs)
 				return runtimeErr(err)
 			}
-			fmt.Fprintf(stderr, "evalstream: prometheus metrics on http://%s/metrics\n", p.Addr())
+			fmt.Fprintf(stderr, "evalstream: prometheus metrics on %s\n", p.URL())
 			outs = append(outs, p)
 		}
 	}

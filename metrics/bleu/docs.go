@@ -13,8 +13,9 @@ var textInvalid = []string{
 func Docs() []core.Doc {
 	return []core.Doc{
 		{
-			Type:    "bleu",
-			Presets: presetNames[:],
+			Type:      "bleu",
+			Direction: core.DirectionHigher,
+			Presets:   presetNames[:],
 			Value: "corpus BLEU from summed n-gram statistics (average: micro) or the mean of sentence BLEU " +
 				"(average: macro), in 0..1 (scale: 100 for 0..100, sacrebleu's numbers); details: sys_len, ref_len, " +
 				"counts and totals (summed n-gram statistics), signature (sacrebleu-style, with nrefs), and for micro " +
@@ -36,8 +37,9 @@ func Docs() []core.Doc {
 			Memory:  "O(ngram) integers per state (micro), plus an exact float sum (macro); scratch space bounded by the longest record",
 		},
 		{
-			Type:    "chrf",
-			Presets: []string{"sacrebleu"},
+			Type:      "chrf",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"sacrebleu"},
 			Value: "sacrebleu CHRF (chrF; chrF++ with word_order 2) from summed character and word n-gram statistics " +
 				"of each record's best reference (first best wins), in 0..1 (scale: 100 for sacrebleu's numbers); " +
 				"a list<string> prediction or list<list<string>> references are joined with spaces; details: per-order " +

@@ -114,10 +114,20 @@ type Doc struct {
 	Type    string
 	Presets []string // first is the default
 	Value   string   // what the value is
-	Options []OptionDoc
-	Invalid []string // what makes a record invalid for this metric (rejection reasons)
-	Memory  string   // state size
+	// Direction says which values are better: DirectionHigher, DirectionLower, or
+	// DirectionNone for a value that is not a score (a confusion matrix).
+	Direction string
+	Options   []OptionDoc
+	Invalid   []string // what makes a record invalid for this metric (rejection reasons)
+	Memory    string   // state size
 }
+
+// The directions of Doc.Direction.
+const (
+	DirectionHigher = "higher"
+	DirectionLower  = "lower"
+	DirectionNone   = "none"
+)
 
 // OptionDoc documents one option.
 type OptionDoc struct {

@@ -12,8 +12,9 @@ var numberInvalid = []string{
 func Docs() []core.Doc {
 	return []core.Doc{
 		{
-			Type:    "pearson",
-			Presets: []string{"scipy", "mindnlp"},
+			Type:      "pearson",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"scipy", "mindnlp"},
 			Value: "Pearson r. scipy: the centred co-moments are computed exactly from exact sums and rounded once, r = Dxy/sqrt(Dxx·Dyy) clipped to [-1, 1] (exact ±1 for 2 records; matches scipy even for large offsets such as 1e9 + noise); null with reason \"fewer than 2 records\" or \"constant input\" where scipy gives NaN. " +
 				"mindnlp: MindNLP's one-pass formula (Sxy − Sx·Sy/n) / sqrt((Sxx − Sx²/n)(Syy − Sy²/n)) on the exactly rounded sums, 0.0 when the root is 0, null (\"negative variance from rounding\") where MindNLP crashes; it keeps MindNLP's catastrophic cancellation on large offsets. " +
 				"MindNLP sums left to right, so its results can differ from ours in the last bit (seed 7: 0.9985229081857804 vs our 0.9985229081857803)",
@@ -23,16 +24,18 @@ func Docs() []core.Doc {
 			Memory:  "about 2.8 KB: a count and five exact sums",
 		},
 		{
-			Type:    "spearman",
-			Presets: []string{"scipy", "mindnlp"},
+			Type:      "spearman",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"scipy", "mindnlp"},
 			Value: "Spearman rho. scipy: average ranks (ties share the mean rank), then the Pearson correlation of the ranks (np.corrcoef order of operations on exact co-moments); null for fewer than 2 records or constant input. " +
 				"mindnlp: descending ordinal ranks with ties broken by record order (Seq ascending, stable; MindNLP's own order is implementation-defined for more than 16 tied values), rho = 1 − 6Σd²/(n(n²−1)) with no tie correction (constant input gives a number, as in MindNLP)",
 			Invalid: numberInvalid,
 			Memory:  "unbounded: every record is kept, about 32 bytes per record (prediction, label, sequence number, weight); the result sorts them, needing about 40 more bytes per record while it runs",
 		},
 		{
-			Type:    "perplexity",
-			Presets: []string{"mindnlp", "ignite"},
+			Type:      "perplexity",
+			Direction: core.DirectionLower,
+			Presets:   []string{"mindnlp", "ignite"},
 			Value: "exp(Σ negative log-likelihood / count). probs: NLL = −ln(max(1e−10, p[label])) (MindNLP); logits: NLL = logsumexp(logits) − logit[label] (ignite; computed in float64 where ignite accumulates in float32, so agreement is about 1e-6 relative); " +
 				"logprobs: the prediction is a list of token log-probabilities and every token counts (no label). A record whose label equals ignore_label contributes nothing. Null when nothing was counted",
 			Options: []core.OptionDoc{

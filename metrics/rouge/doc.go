@@ -26,8 +26,9 @@ const tokenizeHelp = "rouge (rouge-score: Python lower(), non-[a-z0-9] to spaces
 func Docs() []core.Doc {
 	return []core.Doc{
 		{
-			Type:    "rouge_n",
-			Presets: []string{"rouge-score", "mindnlp", "ignite"},
+			Type:      "rouge_n",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"rouge-score", "mindnlp", "ignite"},
 			Value: "rouge-score/ignite: mean over examples of the per-example F (details: mean precision, recall, fmeasure, count). " +
 				"rouge-score: multiset n-gram overlap, P = overlap/max(pred n-grams,1), R = overlap/max(ref n-grams,1), F1. " +
 				"ignite: the same counts, F = P·R/((1−alpha)·P + alpha·R) (alpha 0: F = recall). " +
@@ -49,8 +50,9 @@ func Docs() []core.Doc {
 			Memory:  "O(1): three exact sums and a count (mindnlp: two integer counts); plus per-worker scratch sized by the largest example",
 		},
 		{
-			Type:    "rouge_l",
-			Presets: []string{"mindnlp", "rouge-score", "ignite"},
+			Type:      "rouge_l",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"mindnlp", "rouge-score", "ignite"},
 			Value: "mean over examples of the per-example LCS F (details: mean precision, recall, fmeasure, count). " +
 				"mindnlp (= PaddleNLP RougeL): P_j = LCS/|pred|, R_j = LCS/|ref_j|, P* = max_j P_j and R* = max_j R_j taken " +
 				"independently, F = (1+beta²)·P*·R*/(R* + beta²·P*), 0 when P* or R* is 0. An empty prediction or reference " +
@@ -72,8 +74,9 @@ func Docs() []core.Doc {
 			Memory:  "O(1): three exact sums and a count; plus per-worker scratch (bit-parallel LCS masks) sized by the largest example",
 		},
 		{
-			Type:    "rouge_lsum",
-			Presets: []string{"rouge-score"},
+			Type:      "rouge_lsum",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"rouge-score"},
 			Value: "mean over examples of rouge-score's rougeLsum F1 (summary-level union LCS over sentences, token pools, " +
 				"the LCS read back with rouge-score's backtracking rule); with several references the one with the best F " +
 				"(score_multi), first on ties. Details: mean precision, recall, fmeasure, count",
@@ -87,8 +90,9 @@ func Docs() []core.Doc {
 			Memory:  "O(1): three exact sums and a count; plus per-worker scratch (an LCS table per sentence pair)",
 		},
 		{
-			Type:    "rouge_l_dureader",
-			Presets: []string{"paddle"},
+			Type:      "rouge_l_dureader",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"paddle"},
 			Value: "mean over examples of PaddleNLP RougeLForDuReader's score: per reference P_j = (LCS+B)/(|pred|+B), " +
 				"R_j = (LCS+B)/(|ref_j|+B) (0 when a denominator is <= 0), where B = alpha·LCS when yesno_label equals " +
 				"yesno_refs[j] (both given), else beta·Σ len(entity) over the entity_refs found in the prediction; " +

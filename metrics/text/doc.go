@@ -24,8 +24,9 @@ const squadGolds = "A prediction given as a list of tokens is joined by single s
 func Docs() []core.Doc {
 	return []core.Doc{
 		{
-			Type:    "distinct",
-			Presets: []string{"mindnlp"},
+			Type:      "distinct",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"mindnlp"},
 			Value: "distinct n-grams / total n-grams over every prediction of the corpus (details: distinct, total, " +
 				"count); null with a reason when no prediction has n tokens. An n-gram is its tokens joined by single " +
 				"spaces (QUIRK of MindNLP/Paddle, reproduced: [\"a b\",\"c\"] and [\"a\",\"b c\"] are the same bigram)",
@@ -42,8 +43,9 @@ func Docs() []core.Doc {
 			Memory: "exact and unbounded: one string per distinct n-gram of the corpus (set union on merge)",
 		},
 		{
-			Type:    "exact_match",
-			Presets: []string{"squad"},
+			Type:      "exact_match",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"squad"},
 			Value: "share of predictions whose normalized text equals the normalized text of any gold answer " +
 				"(details: count); null with a reason when there are no records. " + squadGolds,
 			Options: []core.OptionDoc{
@@ -54,8 +56,9 @@ func Docs() []core.Doc {
 			Memory:  "O(1): an exact sum and a count",
 		},
 		{
-			Type:    "token_f1",
-			Presets: []string{"squad"},
+			Type:      "token_f1",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"squad"},
 			Value: "mean over examples of the best token F1 against the gold answers (official SQuAD v1.1 f1_score on " +
 				"normalized tokens, multiset overlap, 0 when nothing overlaps, including empty-vs-empty), on a 0..1 " +
 				"scale (SQuAD's script prints ×100); details: count. " + squadGolds,
