@@ -117,15 +117,22 @@ func DecodeState(b []byte) (*Accumulator, error) {
 	if len(b) < len(stateMagic)+5 {
 		return nil, fmt.Errorf("%w: truncated", ErrStateFormat)
 	}
+	// The version comes before the checksum: another version may lay out the rest (the
+	// checksum included) differently, and the user must learn that the file may come from
+	// another release rather than only that it does not check out.
+	version := b[len(stateMagic)]
+	if version < 1 || version > stateVersion {
+		by := "a newer evalstream, or corrupted"
+		if version < 1 {
+			by = "no evalstream release: corrupted"
+		}
+		return nil, fmt.Errorf("%w: format version %d, this build reads versions 1 to %d (written by %s)", ErrStateFormat, version, stateVersion, by)
+	}
 	body, trailer := b[:len(b)-4], b[len(b)-4:]
 	if sum := crc32.ChecksumIEEE(body); trailer[0] != byte(sum) || trailer[1] != byte(sum>>8) || trailer[2] != byte(sum>>16) || trailer[3] != byte(sum>>24) {
 		return nil, fmt.Errorf("%w: checksum mismatch (truncated or corrupted)", ErrStateFormat)
 	}
-	d := core.NewDecoder(body[len(stateMagic):])
-	version := d.Byte()
-	if version < 1 || version > stateVersion {
-		return nil, fmt.Errorf("%w: format version %d, this build reads versions 1 to %d", ErrStateFormat, version, stateVersion)
-	}
+	d := core.NewDecoder(body[len(stateMagic)+1:])
 	var h stateHeader
 	if err := json.Unmarshal([]byte(d.String()), &h); err != nil || d.Err() != nil {
 		return nil, fmt.Errorf("%w: bad header: %v", ErrStateFormat, errors.Join(err, d.Err()))
@@ -145,7 +152,7 @@ func DecodeState(b []byte) (*Accumulator, error) {
 			return nil, fmt.Errorf("%w: metric %s: %v", ErrStateFormat, sm.Name, err)
 		}
 		if m.Signature() != sm.Signature {
-			return nil, fmt.Errorf("%w: metric %s was saved as %q but this build computes %q; re-run with the same version", ErrStateFormat, sm.Name, sm.Signature, m.Signature())
+			return nil, fmt.Errorf("%w: metric %s: saved with signature %q, but its options give %q in this build (a state of another evalstream version, or edited); re-run with the version that wrote it", ErrStateFormat, sm.Name, sm.Signature, m.Signature())
 		}
 		ms = append(ms, m)
 	}

@@ -1,6 +1,7 @@
 package sinks
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 
@@ -21,6 +22,7 @@ const parquetRowGroup = 64 * 1024
 // grpc into the binary and slow its start-up). It is used by one goroutine.
 type examplesParquet struct {
 	f       *AtomicFile
+	buf     *bufio.Writer
 	w       *file.Writer
 	seq     []int64 // uint64 bits
 	pos     []parquet.ByteArray
@@ -68,8 +70,11 @@ func newExamplesParquet(f *AtomicFile, metricNames []string) (*examplesParquet, 
 	props := parquet.NewWriterProperties()
 	root := schema.MustGroup(schema.NewGroupNode(props.RootName(), props.RootRepetition(), nodes, -1))
 	// The writer closes its sink; hide Close so that Commit can sync and rename the file.
-	w := file.NewParquetWriter(struct{ io.Writer }{f}, root, file.WithWriterProps(props))
-	return &examplesParquet{f: f, w: w, scores: make([]optional[float64], len(metricNames))}, nil
+	// It panics when the magic number it writes first cannot be written (a full disk): the
+	// buffer takes it, and write errors surface, as errors, when a row group is flushed.
+	buf := bufio.NewWriterSize(f, 1<<16)
+	w := file.NewParquetWriter(struct{ io.Writer }{buf}, root, file.WithWriterProps(props))
+	return &examplesParquet{f: f, buf: buf, w: w, scores: make([]optional[float64], len(metricNames))}, nil
 }
 
 func (p *examplesParquet) write(rows []pipeline.ExampleRow) error {
@@ -151,6 +156,9 @@ func (p *examplesParquet) close() error {
 		return err
 	}
 	if err := p.w.Close(); err != nil {
+		return fmt.Errorf("examples parquet: %w", err)
+	}
+	if err := p.buf.Flush(); err != nil {
 		return fmt.Errorf("examples parquet: %w", err)
 	}
 	return nil

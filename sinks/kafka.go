@@ -6,8 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -192,20 +190,8 @@ func (l *DeadLetterLog) Write(_ context.Context, dead []pipeline.DeadLetter) err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := os.MkdirAll(filepath.Dir(l.path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(l.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
+	if err := appendFile(l.path, buf.Bytes()); err != nil {
 		return fmt.Errorf("dead letters: %w", err)
 	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("dead letters %s: %w", l.path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("dead letters %s: %w", l.path, err)
-	}
-	return f.Close()
+	return nil
 }

@@ -104,27 +104,47 @@ func writeLine(w *bufio.Writer, v any) error {
 	return err
 }
 
-// Commit flushes and moves the files into place.
-func (rf *RecordFiles) Commit() error {
+// Finish flushes and syncs the files without moving them into place (see
+// AtomicFile.Finish); on error they are removed.
+func (rf *RecordFiles) Finish() error {
 	if rf.rowsParquet != nil {
 		if err := rf.rowsParquet.close(); err != nil {
 			rf.Abort()
 			return err
 		}
-		rf.rowsW = bufio.NewWriter(rf.rows) // nothing buffered; lets the loop below commit
+		rf.rowsParquet = nil
+		rf.rowsW = bufio.NewWriter(rf.rows) // nothing buffered; lets the loop below finish it
 	}
 	for _, p := range []struct {
-		f *AtomicFile
-		w *bufio.Writer
-	}{{rf.dead, rf.deadW}, {rf.rows, rf.rowsW}} {
+		f    *AtomicFile
+		w    *bufio.Writer
+		what string
+	}{{rf.dead, rf.deadW, "dead letters"}, {rf.rows, rf.rowsW, "examples"}} {
 		if p.f == nil {
 			continue
 		}
-		if err := p.w.Flush(); err != nil {
-			rf.Abort()
-			return err
+		err := p.w.Flush()
+		if err == nil {
+			err = p.f.Finish()
 		}
-		if err := p.f.Commit(); err != nil {
+		if err != nil {
+			rf.Abort()
+			return fmt.Errorf("%s: %w", p.what, err)
+		}
+	}
+	return nil
+}
+
+// Commit finishes the files (Finish) and moves them into place.
+func (rf *RecordFiles) Commit() error {
+	if err := rf.Finish(); err != nil {
+		return err
+	}
+	for _, f := range []*AtomicFile{rf.dead, rf.rows} {
+		if f == nil {
+			continue
+		}
+		if err := f.Commit(); err != nil {
 			rf.Abort()
 			return err
 		}

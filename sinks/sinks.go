@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -18,16 +16,48 @@ import (
 	"github.com/evalstream/evalstream/pipeline"
 )
 
+// Stager is a sink that writes one file atomically. Stage writes the file under a temporary
+// name; the caller moves it into place with Commit (or drops it with Abort), so that a run
+// with several outputs can write them all before it moves any: a failed run changes none.
+type Stager interface {
+	Stage(r *pipeline.Results) (*AtomicFile, error)
+}
+
+// stage writes data to a new AtomicFile for path and finishes it (see Stager).
+func stage(path string, data []byte) (*AtomicFile, error) {
+	f, err := CreateAtomic(path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return nil, err
+	}
+	if err := f.Finish(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
 // JSON writes the results JSON of the interface contract to a file, atomically.
 type JSON struct{ Path string }
 
 // Write replaces the file with r.
 func (s *JSON) Write(_ context.Context, r *pipeline.Results) error {
-	b, err := IndentedJSON(r)
+	f, err := s.Stage(r)
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(s.Path, b)
+	return f.Commit()
+}
+
+// Stage writes r to a temporary file (see Stager).
+func (s *JSON) Stage(r *pipeline.Results) (*AtomicFile, error) {
+	b, err := IndentedJSON(r)
+	if err != nil {
+		return nil, err
+	}
+	return stage(s.Path, b)
 }
 
 // Close does nothing.
@@ -68,22 +98,7 @@ func (s *JSONL) Write(_ context.Context, r *pipeline.Results) error {
 	ts, _ := json.Marshal(now().UTC().Format(time.RFC3339Nano))
 	sig, _ := json.Marshal(s.Signature)
 	line := fmt.Sprintf(`{"time":%s,"config_signature":%s,"results":%s}`+"\n", ts, sig, raw)
-	if err := os.MkdirAll(filepath.Dir(s.Path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(s.Path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("open %s: %w", s.Path, err)
-	}
-	if _, err := f.WriteString(line); err != nil {
-		f.Close()
-		return fmt.Errorf("append to %s: %w", s.Path, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("append to %s: %w", s.Path, err)
-	}
-	return f.Close()
+	return appendFile(s.Path, []byte(line))
 }
 
 // Close does nothing.
@@ -95,6 +110,15 @@ type CSV struct{ Path string }
 
 // Write replaces the file with r.
 func (s *CSV) Write(_ context.Context, r *pipeline.Results) error {
+	f, err := s.Stage(r)
+	if err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// Stage writes r to a temporary file (see Stager).
+func (s *CSV) Stage(r *pipeline.Results) (*AtomicFile, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
 	_ = w.Write([]string{"slice", "metric", "type", "value", "records", "reason", "signature"})
@@ -111,9 +135,9 @@ func (s *CSV) Write(_ context.Context, r *pipeline.Results) error {
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
-		return err
+		return nil, err
 	}
-	return WriteFileAtomic(s.Path, buf.Bytes())
+	return stage(s.Path, buf.Bytes())
 }
 
 // Close does nothing.

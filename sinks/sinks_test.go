@@ -152,3 +152,42 @@ func TestExamplesParquet(t *testing.T) {
 	require.Equal(t, 0.25, r.Values[2].Float)
 	require.Equal(t, core.Null, r.Values[3].Kind)
 }
+
+// A directory is refused before anything is written.
+func TestAtomicWriteOfDirectories(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{dir, dir + "/"} {
+		require.ErrorContains(t, CheckWritable(p), "is a directory")
+		require.ErrorContains(t, (&JSON{Path: p}).Write(context.Background(), sample()), p+": is a directory")
+		require.ErrorContains(t, (&JSONL{Path: p}).Write(context.Background(), sample()), "is a directory")
+		_, err := NewRecordFiles(p, "", "", nil)
+		require.ErrorContains(t, err, "is a directory")
+	}
+	require.NoError(t, CheckWritable(filepath.Join(dir, "sub", "r.json")))
+	require.NoError(t, CheckAppendable(filepath.Join(dir, "sub", "h.jsonl")))
+	entries, err := os.ReadDir(filepath.Join(dir, "sub"))
+	require.NoError(t, err)
+	require.Empty(t, entries, "the checks leave nothing behind")
+	hist := filepath.Join(dir, "sub", "h.jsonl")
+	require.NoError(t, os.WriteFile(hist, []byte("{}\n"), 0o444))
+	require.NoError(t, CheckWritable(hist), "a read-only file can be replaced")
+	if os.Geteuid() != 0 { // root may write whatever the mode
+		require.ErrorContains(t, CheckAppendable(hist), "append to "+hist+": permission denied")
+	}
+}
+
+// An append that fails midway is cut back: the history keeps exactly its earlier lines.
+func TestHistoryAppendOnAFullDisk(t *testing.T) {
+	st, err := os.Stat("/dev/full")
+	if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Skipf("no /dev/full here (%v)", err)
+	}
+	err = (&JSONL{Path: "/dev/full"}).Write(context.Background(), sample())
+	require.ErrorContains(t, err, "append to /dev/full: no space left on device")
+	err = (&DeadLetterLog{path: "/dev/full"}).Write(context.Background(), []pipeline.DeadLetter{{Reason: "invalid json", Raw: []byte("{")}})
+	require.ErrorContains(t, err, "dead letters: append to /dev/full: no space left on device")
+	rf, err := NewRecordFiles("/dev/full", "", "", nil)
+	require.NoError(t, err)
+	require.NoError(t, rf.WriteBatch(context.Background(), []pipeline.DeadLetter{{Reason: "invalid json", Raw: []byte("{")}}, nil))
+	require.ErrorContains(t, rf.Commit(), "dead letters: write /dev/full: no space left on device")
+}

@@ -17,6 +17,9 @@ import (
 // invalid there, so it is invalid here too.
 const maxNestingDepth = 10000
 
+// errTooDeep is the detail of a record nested deeper than maxNestingDepth.
+const errTooDeep = "exceeded max depth: arrays and objects nested more than 10000 levels deep"
+
 // jsonDecoder is a projecting decoder of JSON Lines: it scans one object per line and
 // decodes only the requested top-level fields, validating (but not materializing) the rest.
 // Strings without escapes alias the line; strings with escapes are unescaped into the
@@ -674,7 +677,7 @@ func (d *jsonDecoder) finishOther(depth int) (core.Value, bool, bool) {
 // element decides the shape, as in core.FromJSON.
 func (d *jsonDecoder) array(depth int) (core.Value, bool, bool) {
 	if depth > maxNestingDepth {
-		return core.Value{}, false, d.fail("exceeded max depth")
+		return core.Value{}, false, d.fail(errTooDeep)
 	}
 	d.pos++
 	d.ws()
@@ -735,7 +738,7 @@ func (d *jsonDecoder) listArray(depth int) (core.Value, bool, bool) {
 			return core.Value{Kind: core.Other}, false, d.skipRest(depth)
 		}
 		if depth+1 > maxNestingDepth {
-			return core.Value{}, false, d.fail("exceeded max depth")
+			return core.Value{}, false, d.fail(errTooDeep)
 		}
 		d.pos++
 		d.ws()
@@ -872,7 +875,7 @@ func (d *jsonDecoder) skip(depth int) bool {
 
 func (d *jsonDecoder) skipObject(depth int) bool {
 	if depth > maxNestingDepth {
-		return d.fail("exceeded max depth")
+		return d.fail(errTooDeep)
 	}
 	buf := d.buf
 	d.pos++
@@ -918,7 +921,7 @@ func (d *jsonDecoder) skipObject(depth int) bool {
 
 func (d *jsonDecoder) skipArray(depth int) bool {
 	if depth > maxNestingDepth {
-		return d.fail("exceeded max depth")
+		return d.fail(errTooDeep)
 	}
 	d.pos++
 	d.ws()

@@ -315,9 +315,17 @@ func (r *jsonlReader) nextLine() (line []byte, tooLarge bool, size int64, err er
 // untouched: lines already handed out alias it.
 func (r *jsonlReader) grow() {
 	need := r.end - r.start
+	// A long line grows its chunk 4x at a time: the chunks it leaves behind are garbage
+	// until the next collection, and 4x keeps their sum at a third of the last chunk's size
+	// (2x would double it): a line of max_record_bytes or more costs at most 4/3 of the limit.
 	size := jsonlChunk
-	for size < 2*need {
+	for size < 4*need {
 		size *= 2
+	}
+	// A line longer than r.max is discarded as soon as r.max+1 of its bytes are buffered
+	// (nextLine never grows for more), so a larger chunk would only cost memory.
+	if r.max > 0 && size >= r.max && need <= r.max {
+		size = r.max + 1
 	}
 	nc := newLineChunk(size)
 	copy(nc.buf, r.chunk[r.start:r.end])

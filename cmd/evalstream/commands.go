@@ -83,13 +83,16 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return sources.OpenFiles(sources.FileConfig{Path: files[i], Format: *inFormat}, j.plan.Fields, *batch, cfg.Source.MaxRecordBytes)
 	}, n: len(files)}
 	defer src.Close()
-	acc, err := j.fold(ctx, src, stderr)
+	if err := j.checkOutputs(*savePath); err != nil {
+		return err
+	}
+	acc, out, err := j.fold(ctx, src, stderr)
 	if err != nil {
 		return err
 	}
 	if *format == "json" {
 		j.cfg.Sinks = nil
-		if err := j.emit(ctx, acc, stdout, *savePath); err != nil {
+		if err := j.emit(ctx, acc, out, stdout, *savePath); err != nil {
 			return err
 		}
 		b, err := sinks.IndentedJSON(acc.Results())
@@ -99,7 +102,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		_, err = stdout.Write(b)
 		return err
 	}
-	return j.emit(ctx, acc, stdout, *savePath)
+	return j.emit(ctx, acc, out, stdout, *savePath)
 }
 
 // parseMetricFlag parses TYPE[:opt=val,...]. Values in brackets may contain commas

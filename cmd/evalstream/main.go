@@ -8,10 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"syscall"
 
-	_ "github.com/evalstream/evalstream/cmd/evalstream/internal/startup" // initializes before the other packages
+	"github.com/evalstream/evalstream/cmd/evalstream/internal/startup" // initializes before the other packages
 )
 
 // version is the evalstream release; it also enters state files and signatures.
@@ -51,13 +50,32 @@ Usage:
   evalstream bench [flags]                   measure throughput on a synthetic corpus or a file
   evalstream version
 
-Exit codes: 0 success, 1 runtime failure, 2 usage or config error.
+Exit codes: 0 success, 1 runtime failure, 2 usage or config error. SIGINT or SIGTERM
+stops a file run with exit 1 and writes no results (output files keep their old content).
 `
 
+// interruptSignal is the cause of the context of a command stopped by SIGINT or SIGTERM.
+type interruptSignal struct{ sig os.Signal }
+
+func (s interruptSignal) Error() string { return s.name() + " received" }
+
+func (s interruptSignal) name() string {
+	switch s.sig {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.sig.String()
+}
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() {
+		// Later signals stay caught (and dropped): the command is already stopping cleanly.
+		cancel(interruptSignal{<-startup.Signals})
+	}()
 	err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
 	if err != nil {
 		code := 1
 		var ee *exitError

@@ -222,6 +222,9 @@ func sourceErr(err error) error {
 
 // execute runs the job to the end of its input and writes the results.
 func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath string) error {
+	if err := j.checkOutputs(savePath); err != nil {
+		return err
+	}
 	if j.cfg.Source.Type == "kafka" {
 		return j.executeKafka(ctx, stdout, stderr, savePath)
 	}
@@ -230,15 +233,51 @@ func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath st
 		return sourceErr(err)
 	}
 	defer src.Close()
-	acc, err := j.fold(ctx, src, stderr)
+	acc, out, err := j.fold(ctx, src, stderr)
 	if err != nil {
 		return err
 	}
-	return j.emit(ctx, acc, stdout, savePath)
+	return j.emit(ctx, acc, out, stdout, savePath)
+}
+
+// checkOutputs fails (exit 1) when an output file of the job could not be written — its
+// path is a directory, or its directory cannot be created or written — before the run
+// spends any time on its input (or, for Kafka, connects).
+func (j *job) checkOutputs(savePath string) error {
+	kafka := j.cfg.Source.Type == "kafka"
+	if savePath != "" {
+		if err := sinks.CheckWritable(savePath); err != nil {
+			return runtimeErr(err)
+		}
+	}
+	if dl := j.cfg.Pipeline.DeadLetter; j.cfg.Pipeline.OnError == "dead_letter" && dl.Path != "" {
+		check := sinks.CheckWritable // a file run replaces the file
+		if kafka {
+			check = sinks.CheckAppendable // a Kafka run appends to it
+		}
+		if err := check(dl.Path); err != nil {
+			return runtimeErr(err)
+		}
+	}
+	for _, s := range j.cfg.Sinks {
+		var err error
+		switch {
+		case s.Type == "json" || s.Type == "csv" || (s.Type == "examples" && !kafka):
+			err = sinks.CheckWritable(s.Path)
+		case s.Type == "jsonl":
+			err = sinks.CheckAppendable(s.Path)
+		}
+		if err != nil {
+			return runtimeErr(err)
+		}
+	}
+	return nil
 }
 
 // fold runs the worker pool over src, with dead letters, per-record scores and progress.
-func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (*pipeline.Accumulator, error) {
+// The dead letters and scores are written to temporary files that emit moves into place
+// (out is nil when there are none).
+func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (*pipeline.Accumulator, *sinks.RecordFiles, error) {
 	deadPath := ""
 	if j.cfg.Pipeline.OnError == "dead_letter" {
 		deadPath = j.cfg.Pipeline.DeadLetter.Path
@@ -252,7 +291,7 @@ func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (
 		}
 		var err error
 		if out, err = sinks.NewRecordFiles(deadPath, exPath, exFormat, names); err != nil {
-			return nil, runtimeErr(err)
+			return nil, nil, runtimeErr(err)
 		}
 	}
 	progress := &pipeline.Progress{}
@@ -268,31 +307,102 @@ func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (
 			out.Abort()
 		}
 		if ctx.Err() != nil {
-			return nil, runtimeErr(fmt.Errorf("interrupted after %d records; no results written", progress.Records.Load()))
+			return nil, nil, runtimeErr(interrupted(ctx, progress.Records.Load()))
 		}
-		return nil, runtimeErr(err)
+		return nil, nil, runtimeErr(err)
 	}
-	if out != nil {
-		if err := out.Commit(); err != nil {
-			return nil, runtimeErr(err)
-		}
-	}
-	return acc, nil
+	return acc, out, nil
 }
 
-// emit writes the results to every sink and the state file.
-func (j *job) emit(ctx context.Context, acc *pipeline.Accumulator, stdout io.Writer, savePath string) error {
+// interrupted is the error of a file run stopped by a signal.
+func interrupted(ctx context.Context, records int64) error {
+	cause := "interrupted"
+	var s interruptSignal
+	if errors.As(context.Cause(ctx), &s) {
+		cause = "interrupted by " + s.name()
+	}
+	return fmt.Errorf("%s after %d records; no results written", cause, records)
+}
+
+// emit writes the results to every sink, the state file and the per-record files (out, may
+// be nil) so that a failure changes none of them: the files are all written under
+// temporary names first, then the JSONL history is appended, then the files are moved into
+// place; the table is printed last.
+func (j *job) emit(ctx context.Context, acc *pipeline.Accumulator, out *sinks.RecordFiles, stdout io.Writer, savePath string) error {
 	res := acc.Results()
+	var staged []*sinks.AtomicFile
+	fail := func(err error) error {
+		for _, f := range staged {
+			f.Abort()
+		}
+		if out != nil {
+			out.Abort()
+		}
+		return runtimeErr(err)
+	}
+	if out != nil {
+		if err := out.Finish(); err != nil {
+			return fail(err)
+		}
+	}
 	if savePath != "" {
 		b, err := pipeline.EncodeState(acc)
 		if err != nil {
-			return runtimeErr(err)
+			return fail(err)
 		}
-		if err := sinks.WriteFileAtomic(savePath, b); err != nil {
-			return runtimeErr(err)
+		f, err := sinks.CreateAtomic(savePath)
+		if err != nil {
+			return fail(err)
+		}
+		staged = append(staged, f)
+		if _, err := f.Write(b); err != nil {
+			return fail(err)
+		}
+		if err := f.Finish(); err != nil {
+			return fail(err)
 		}
 	}
+	var later []pipeline.Sink
 	for _, s := range j.sinks(stdout) {
+		st, ok := s.(sinks.Stager)
+		if !ok {
+			later = append(later, s)
+			continue
+		}
+		f, err := st.Stage(res)
+		if err != nil {
+			return fail(err)
+		}
+		staged = append(staged, f)
+	}
+	// The history is appended before the files are renamed: an append can fail (a full
+	// disk), a rename of a written file in its own directory practically cannot.
+	var table []pipeline.Sink
+	for _, s := range later {
+		if _, ok := s.(*sinks.Table); ok {
+			table = append(table, s)
+			continue
+		}
+		if err := s.Write(ctx, res); err != nil {
+			return fail(err)
+		}
+		if err := s.Close(); err != nil {
+			return fail(err)
+		}
+	}
+	if out != nil {
+		if err := out.Commit(); err != nil {
+			return fail(err)
+		}
+		out = nil
+	}
+	for i, f := range staged {
+		if err := f.Commit(); err != nil {
+			staged = staged[i+1:]
+			return fail(err)
+		}
+	}
+	for _, s := range table {
 		if err := s.Write(ctx, res); err != nil {
 			return runtimeErr(err)
 		}
