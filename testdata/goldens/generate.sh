@@ -19,7 +19,8 @@ fi
 cd "$root"
 for gen in metrics/tokenize/testdata/gen_tables.py metrics/tokenize/testdata/gen_golden.py \
            testdata/goldens/gen_bleu.py testdata/goldens/gen_rouge.py testdata/goldens/gen_text.py \
-           testdata/goldens/gen_classify.py testdata/goldens/gen_regress.py; do
+           testdata/goldens/gen_classify.py testdata/goldens/gen_regress.py \
+           testdata/goldens/gen_asr.py; do
   echo "== $gen"
   "$venv/bin/python" "$gen"
 done
