@@ -215,6 +215,36 @@ for typ in TYPES:
 versions = {"jiwer": importlib.metadata.version("jiwer"),
             "rapidfuzz": rapidfuzz.__version__, "torchmetrics": torchmetrics.__version__,
             "torch": torch.__version__, "python": sys.version.split()[0]}
+
+# The aligner on its own, against rapidfuzz's Levenshtein.editops (what jiwer reads): random
+# sequences over tiny alphabets (many tied alignments), and long ones that take rapidfuzz's
+# Hirschberg path (reference x hypothesis >= 2^22 symbols after the common affixes).
+def editops_case(a, b):
+    ops = rapidfuzz.distance.Levenshtein.editops(a, b)
+    n = {"replace": 0, "delete": 0, "insert": 0}
+    for op in ops:
+        n[op.tag] += 1
+    return [a, b, n["replace"], n["delete"], n["insert"]]
+
+
+ALPHA = "abcdefgh"
+editops = []
+for _ in range(3000):
+    k = rng.choice([2, 3, 4, 8])
+    la = rng.choice([0, 1, 2, 3, 5, 8, 13, 30, 63, 64, 65, 70, 130, 200])
+    a = "".join(rng.choice(ALPHA[:k]) for _ in range(la))
+    if rng.random() < 0.5:
+        b = "".join(edit(list(a), ALPHA[:k], rng.randint(0, 6)))
+    else:
+        b = "".join(rng.choice(ALPHA[:k]) for _ in range(max(0, la + rng.randint(-8, 8))))
+    editops.append(editops_case(a, b))
+for la, lb, k in [(2100, 2100, 3), (2500, 2000, 5), (3000, 2900, 2), (5000, 900, 4), (2050, 2300, 8)]:
+    a = "".join(rng.choice(ALPHA[:k]) for _ in range(la))
+    editops.append(editops_case(a, "".join(rng.choice(ALPHA[:k]) for _ in range(lb))))
+    editops.append(editops_case(a, "".join(edit(list(a), ALPHA[:k], la // 3))))
+with open(os.path.join(os.path.dirname(OUT), "..", "..", "metrics", "asr", "testdata", "editops.json"), "w") as f:
+    json.dump({"generator": "gen_asr.py", "rapidfuzz": rapidfuzz.__version__, "cases": editops}, f, separators=(",", ":"))
+
 out = {"generator": "gen_asr.py", "versions": versions, "cases": cases}
 with open(OUT, "w") as f:
     json.dump(out, f, separators=(",", ":"), ensure_ascii=False)

@@ -18,6 +18,7 @@ fi
 "$venv/bin/pip" install -q -r "$root/testdata/goldens/requirements.txt"
 cd "$root"
 for gen in metrics/tokenize/testdata/gen_tables.py metrics/tokenize/testdata/gen_golden.py \
+           metrics/asr/testdata/gen_tables.py \
            testdata/goldens/gen_bleu.py testdata/goldens/gen_rouge.py testdata/goldens/gen_text.py \
            testdata/goldens/gen_classify.py testdata/goldens/gen_regress.py \
            testdata/goldens/gen_asr.py; do
