@@ -88,9 +88,9 @@ func TestJiwerWords(t *testing.T) {
 		{"", nil},
 		{"   ", nil},
 		{"a b", []string{"a", "b"}},
-		{"a\tb", []string{"a\tb"}},             // a lone tab joins
+		{"a\tb", []string{"a\tb"}},                // a lone tab joins
 		{"a\u00a0b c", []string{"a\u00a0b", "c"}}, // so does a no-break space
-		{"a\t\tb", []string{"a", "b"}},           // two whitespace characters separate
+		{"a\t\tb", []string{"a", "b"}},            // two whitespace characters separate
 		{"a \tb", []string{"a", "b"}},
 		{"\ta\t", []string{"a"}}, // stripped ends
 		{"  a   b  ", []string{"a", "b"}},
