@@ -33,7 +33,7 @@ const (
 	jiwerEmpty = "Empty references do not raise (jiwer 4): they add their insertions. "
 	memory     = "O(1): six integer counts; plus per-worker scratch for the alignment (bit matrix sized by the largest pair)"
 	detailDoc  = "details: hits, substitutions, deletions, insertions (of rapidfuzz's alignment, as jiwer.process_words " +
-		"reports them), reference_length, hypothesis_length, count (torchmetrics also errors = Σ edit distance). "
+		"reports them), reference_length, hypothesis_length, count (torchmetrics also errors = Σ edit distance)."
 	torchNull = "torchmetrics computes in float32 and divides by zero on empty inputs: null with a reason where it returns NaN or Inf. "
 )
 
