@@ -2,6 +2,7 @@ package asr
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"os"
 	"testing"
@@ -272,5 +273,25 @@ func TestNoRecords(t *testing.T) {
 		r := build(t, typ, nil).NewState().Result()
 		require.Nil(t, r.Value)
 		require.Equal(t, "no records", r.Reason)
+	}
+}
+
+func TestInterner(t *testing.T) {
+	var in interner
+	for round := 0; round < 3; round++ {
+		in.reset()
+		for i := 0; i < 500; i++ { // grows several times
+			require.Equal(t, int32(i), in.id(fmt.Sprint("w", round, "-", i)))
+		}
+		for i := 0; i < 500; i++ {
+			require.Equal(t, int32(i), in.id(fmt.Sprint("w", round, "-", i)))
+		}
+	}
+	in.reset()
+	require.Equal(t, int32(0), in.id("w0-1"), "a new pair numbers from 0")
+	for _, sl := range in.slots {
+		if sl.gen != in.gen {
+			require.Empty(t, sl.s, "a slot of an old pair must not keep its text")
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package asr
 
 import (
+	"hash/maphash"
 	"unicode"
 	"unicode/utf8"
 
@@ -65,6 +66,28 @@ var asciiPunct = func() (t [utf8.RuneSelf]bool) {
 func jiwerWords(dst []string, s string) []string {
 	start := -1 // start of the current word, -1 between words
 	for i := 0; i < len(s); {
+		switch byteClass[s[i]] {
+		case classWord:
+			// The common case: a run of ASCII characters of a word.
+			if start < 0 {
+				start = i
+			}
+			i++
+			for i < len(s) && byteClass[s[i]] == classWord {
+				i++
+			}
+			continue
+		case classSpace:
+			// One space before an ASCII word character: a plain separator.
+			if i+1 < len(s) && byteClass[s[i+1]] == classWord {
+				if start >= 0 {
+					dst = append(dst, s[start:i])
+				}
+				start = i + 1
+				i += 2
+				continue
+			}
+		}
 		r, w := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
 			r, w = utf8.DecodeRuneInString(s[i:])
@@ -106,6 +129,25 @@ func jiwerWords(dst []string, s string) []string {
 	return dst
 }
 
+// The byte classes of jiwerWords' fast paths.
+const (
+	classWord  = iota // an ASCII character that is not Python whitespace
+	classSpace        // ' '
+	classOther        // other ASCII whitespace, or a byte of a multi-byte character
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c == ' ':
+			t[c] = classSpace
+		case c >= utf8.RuneSelf || tokenize.PyIsSpace(rune(c)):
+			t[c] = classOther
+		}
+	}
+	return t
+}()
+
 // pyStrip is Python's s.strip() with no arguments.
 func pyStrip(s string) string {
 	for len(s) > 0 {
@@ -146,7 +188,7 @@ func appendRunes(dst []int32, s string) []int32 {
 type scratch struct {
 	al       aligner
 	words    []string
-	ids      map[string]int32
+	ids      interner
 	ref, hyp []int32
 	buf      []byte
 }
@@ -170,24 +212,89 @@ func (t textOpts) symbols(sc *scratch, dst []int32, s string) []int32 {
 		sc.words = jiwerWords(sc.words[:0], s)
 	}
 	for _, w := range sc.words {
-		id, ok := sc.ids[w]
-		if !ok {
-			id = int32(len(sc.ids))
-			sc.ids[w] = id
-		}
-		dst = append(dst, id)
+		dst = append(dst, sc.ids.id(w))
 	}
 	return dst
 }
 
 // pair aligns one prediction with its reference.
 func (t textOpts) pair(sc *scratch, pred, ref string) counts {
-	if sc.ids == nil {
-		sc.ids = make(map[string]int32)
-	} else if len(sc.ids) > 0 {
-		clear(sc.ids)
-	}
+	sc.ids.reset()
 	sc.ref = t.symbols(sc, sc.ref, ref)
 	sc.hyp = t.symbols(sc, sc.hyp, pred)
 	return sc.al.align(sc.ref, sc.hyp)
+}
+
+// interner numbers the distinct words of one pair (0, 1, ...): only equality within a pair
+// matters to the alignment. It is an open-addressing table whose slots carry the generation
+// that filled them, so starting a new pair (reset) costs nothing. The words it holds alias
+// the texts of the current pair; reset drops them, so that the table does not keep old
+// records' buffers alive. Not safe for concurrent use.
+type interner struct {
+	slots []internSlot
+	used  []uint32 // the slots filled in this generation
+	gen   uint32
+	n     int32 // words numbered in this generation
+	seed  maphash.Seed
+}
+
+type internSlot struct {
+	gen uint32
+	id  int32
+	s   string
+}
+
+// reset starts a new pair.
+func (in *interner) reset() {
+	for _, i := range in.used {
+		in.slots[i].s = ""
+	}
+	in.used = in.used[:0]
+	in.gen++
+	in.n = 0
+	if in.gen == 0 { // wrapped: old stamps could match again
+		clear(in.slots)
+		in.gen = 1
+	}
+}
+
+// id returns the number of s in the current pair, numbering it when new.
+func (in *interner) id(s string) int32 {
+	if int(in.n+1)*2 > len(in.slots) {
+		in.grow()
+	}
+	mask := uint64(len(in.slots) - 1)
+	for i := maphash.String(in.seed, s) & mask; ; i = (i + 1) & mask {
+		sl := &in.slots[i]
+		if sl.gen != in.gen {
+			*sl = internSlot{gen: in.gen, id: in.n, s: s}
+			in.used = append(in.used, uint32(i))
+			in.n++
+			return sl.id
+		}
+		if sl.s == s {
+			return sl.id
+		}
+	}
+}
+
+// grow doubles the table and re-inserts the current generation's words.
+func (in *interner) grow() {
+	old := in.slots
+	if len(old) == 0 {
+		in.seed = maphash.MakeSeed()
+	}
+	in.slots = make([]internSlot, max(64, 2*len(old)))
+	mask := uint64(len(in.slots) - 1)
+	used := in.used
+	in.used = in.used[:0:0]
+	for _, j := range used {
+		sl := old[j]
+		i := maphash.String(in.seed, sl.s) & mask
+		for in.slots[i].gen == in.gen {
+			i = (i + 1) & mask
+		}
+		in.slots[i] = sl
+		in.used = append(in.used, uint32(i))
+	}
 }
