@@ -30,6 +30,7 @@ type aligner struct {
 	pm     []uint64        // pattern match masks: words per distinct reference symbol
 	vp, vn []uint64        // the recorded matrix: one row of words per hypothesis symbol
 	sym    []int32         // the reference symbol index of each hypothesis symbol (-1: none)
+	band   []int32         // the banded walk's distances
 	rowA   []int64         // Hirschberg score rows
 	rowB   []int64
 	rev1   []int32 // reversed copies for Hirschberg's right half
@@ -130,8 +131,18 @@ func (al *aligner) direct(s1, s2 []int32, c *counts) {
 		c.ins += int64(len(s2))
 		return
 	}
-	words := al.build(s1, s2)
+	words := (len(s1) + 63) / 64
 	cells := words * len(s2)
+	if cells > fullMatrixLimit {
+		// rapidfuzz records only a band of the matrix here; so must we, or two long texts
+		// with few differences would need gigabytes. The band of diagonals within the
+		// distance gives the same walk (see banded).
+		if d := al.distance(s1, s2); (2*d+1)*int64(len(s2)+1) < int64(cells)*4 {
+			al.banded(s1, s2, int(d), c)
+			return
+		}
+	}
+	al.build(s1, s2)
 	if cap(al.vp) < cells {
 		al.vp = make([]uint64, cells)
 		al.vn = make([]uint64, cells)
@@ -187,6 +198,73 @@ func (al *aligner) direct(s1, s2 []int32, c *counts) {
 		}
 		row--
 		if row > 0 && vnM[(row-1)*words+b/64]>>(b%64)&1 != 0 {
+			c.ins++
+			continue
+		}
+		col--
+		if s1[col] != s2[row] {
+			c.subs++
+		}
+	}
+	c.dels += int64(col)
+	c.ins += int64(row)
+}
+
+// fullMatrixLimit is the size (in 64-bit words) above which direct considers the banded
+// walk instead of the full bit matrix. A variable so that tests can force the banded walk.
+var fullMatrixLimit = 1 << 20
+
+// banded is recover_alignment on a matrix of integer distances restricted to the diagonals
+// |col - row| <= d, d the distance: every cell on a minimum-cost path lies in that band with
+// its exact value (a path of cost v never leaves the diagonals within v), and every cell
+// the walk compares with it decides a step only when its value is below d, hence exact
+// too; cells outside the band read as infinite, as if never reached. So the walk is the
+// one the full matrix gives.
+func (al *aligner) banded(s1, s2 []int32, d int, c *counts) {
+	n, m, w := len(s1), len(s2), 2*d+1
+	const inf = int32(1 << 29)
+	if cap(al.band) < w*(m+1) {
+		al.band = make([]int32, w*(m+1))
+	}
+	band := al.band[:w*(m+1)]
+	// at returns D(col, row): the distance of s1[:col] and s2[:row].
+	at := func(col, row int) int32 {
+		k := col - row + d
+		if col < 0 || col > n || k < 0 || k >= w {
+			return inf
+		}
+		return band[row*w+k]
+	}
+	for row := 0; row <= m; row++ {
+		for k := 0; k < w; k++ {
+			col := row + k - d
+			var v int32
+			switch {
+			case col < 0 || col > n:
+				v = inf
+			case row == 0:
+				v = int32(col)
+			case col == 0:
+				v = int32(row)
+			default:
+				v = at(col-1, row-1)
+				if s1[col-1] != s2[row-1] {
+					v++
+				}
+				v = min(v, at(col, row-1)+1, at(col-1, row)+1)
+			}
+			band[row*w+k] = min(v, inf)
+		}
+	}
+	col, row := n, m
+	for row > 0 && col > 0 {
+		if at(col-1, row) == at(col, row)-1 {
+			c.dels++
+			col--
+			continue
+		}
+		row--
+		if row > 0 && at(col, row) == at(col-1, row)-1 {
 			c.ins++
 			continue
 		}

@@ -295,3 +295,62 @@ func TestInterner(t *testing.T) {
 		}
 	}
 }
+
+// TestBandedWalkMatchesMatrix forces the banded walk (used for long pairs with few
+// differences, where rapidfuzz records only a band) and checks it against the bit matrix
+// and against rapidfuzz's counts.
+func TestBandedWalkMatchesMatrix(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	var al aligner
+	for n := 0; n < 2000; n++ {
+		k := 1 + rng.Intn(4)
+		a := make([]int32, rng.Intn(200))
+		for i := range a {
+			a[i] = int32(rng.Intn(k))
+		}
+		b := append([]int32(nil), a...)
+		for e := rng.Intn(12); e > 0 && len(b) > 0; e-- {
+			p := rng.Intn(len(b))
+			switch rng.Intn(3) {
+			case 0:
+				b[p] = int32(rng.Intn(k))
+			case 1:
+				b = append(b[:p], b[p+1:]...)
+			default:
+				b = append(b[:p], append([]int32{int32(rng.Intn(k))}, b[p:]...)...)
+			}
+		}
+		if rng.Intn(4) == 0 {
+			b = b[:rng.Intn(len(b)+1)]
+		}
+		want := al.align(a, b)
+		old := fullMatrixLimit
+		fullMatrixLimit = 0
+		got := al.align(a, b)
+		fullMatrixLimit = old
+		require.Equal(t, want, got, "pair %d: %v / %v", n, a, b)
+	}
+	// And on the rapidfuzz cases.
+	fullMatrixLimit = 0
+	defer func() { fullMatrixLimit = 1 << 20 }()
+	TestAlignerMatchesRapidfuzz(t)
+}
+
+// TestLongNearIdenticalPair is a pair of 60,000-character texts with a few edits: the
+// banded walk keeps the memory small (a full bit matrix would take 900 MB).
+func TestLongNearIdenticalPair(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	a := make([]int32, 60000)
+	for i := range a {
+		a[i] = int32(rng.Intn(40))
+	}
+	b := append([]int32(nil), a...)
+	b[10] = 99
+	b = append(b[:5000], b[5001:]...)
+	b[45000] = 98
+	b = append(b[:55000], append([]int32{97}, b[55000:]...)...)
+	var al aligner
+	c := al.align(a, b)
+	require.Equal(t, int64(4), c.subs+c.dels+c.ins)
+	require.Less(t, cap(al.band)+cap(al.vp), 50<<20/4)
+}

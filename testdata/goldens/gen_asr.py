@@ -242,6 +242,10 @@ for la, lb, k in [(2100, 2100, 3), (2500, 2000, 5), (3000, 2900, 2), (5000, 900,
     a = "".join(rng.choice(ALPHA[:k]) for _ in range(la))
     editops.append(editops_case(a, "".join(rng.choice(ALPHA[:k]) for _ in range(lb))))
     editops.append(editops_case(a, "".join(edit(list(a), ALPHA[:k], la // 3))))
+# Long, nearly identical pairs: rapidfuzz records only a band of the matrix there.
+for la, edits in [(8000, 3), (20000, 12), (30000, 40)]:
+    a = "".join(rng.choice(ALPHA) for _ in range(la))
+    editops.append(editops_case(a, "".join(edit(list(a), ALPHA, edits))))
 with open(os.path.join(os.path.dirname(OUT), "..", "..", "metrics", "asr", "testdata", "editops.json"), "w") as f:
     json.dump({"generator": "gen_asr.py", "rapidfuzz": rapidfuzz.__version__, "cases": editops}, f, separators=(",", ":"))
 
