@@ -45,8 +45,19 @@ func (al *aligner) align(ref, hyp []int32) counts {
 	// levenshtein_editops: with no score hint, the bound is the longer length.
 	al.hirschberg(ref, hyp, max(len(ref), len(hyp)), &c)
 	c.hits = int64(len(ref)) - c.subs - c.dels
+	// One huge pair must not pin its matrices for the rest of the run.
+	if cap(al.vp) > retainLimit {
+		al.vp, al.vn = nil, nil
+	}
+	if cap(al.band) > 2*retainLimit {
+		al.band = nil
+	}
 	return c
 }
+
+// retainLimit is the largest bit matrix (in 64-bit words, 8 MB for the pair) kept between
+// pairs.
+const retainLimit = 1 << 19
 
 // hirschberg is rapidfuzz-cpp's levenshtein_align_hirschberg: bound is an upper bound of
 // the distance (it decides, as in rapidfuzz, whether the matrix is split).
