@@ -34,7 +34,9 @@ const (
 	memory     = "O(1): six integer counts; plus per-worker scratch for the alignment (bit matrix sized by the largest pair)"
 	detailDoc  = "details: hits, substitutions, deletions, insertions (of rapidfuzz's alignment, as jiwer.process_words " +
 		"reports them), reference_length, hypothesis_length, count (torchmetrics also errors = Σ edit distance)."
-	torchNull = "torchmetrics computes in float32 and divides by zero on empty inputs: null with a reason where it returns NaN or Inf. "
+	torchNull = "torchmetrics computes in float32 (from exact integer counts here; torchmetrics' own float32 running sums " +
+		"stop being exact beyond 2^24 errors or words) and divides by zero on empty inputs: null with a reason where it " +
+		"returns NaN or Inf. "
 )
 
 // Docs describes the metric types of this package for `evalstream list`.
