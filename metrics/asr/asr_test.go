@@ -358,3 +358,39 @@ func TestLongNearIdenticalPair(t *testing.T) {
 	require.Equal(t, int64(4), c.subs+c.dels+c.ins)
 	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "bytes allocated")
 }
+
+// TestTextsMatchJiwer runs random texts (case, ASCII and Unicode punctuation, every kind of
+// whitespace) through the text transforms and the aligner, against jiwer's process_words and
+// process_characters under each option set and torchmetrics' edit distances
+// (testdata/texts.json, written by testdata/goldens/gen_asr.py).
+func TestTextsMatchJiwer(t *testing.T) {
+	b, err := os.ReadFile("testdata/texts.json")
+	require.NoError(t, err)
+	var f struct {
+		Options [][2]bool `json:"options"`
+		Cases   [][]json.RawMessage
+	}
+	require.NoError(t, json.Unmarshal(b, &f))
+	require.Greater(t, len(f.Cases), 500)
+	var sc scratch
+	for i, c := range f.Cases {
+		var pred, ref string
+		require.NoError(t, json.Unmarshal(c[0], &pred))
+		require.NoError(t, json.Unmarshal(c[1], &ref))
+		for k, o := range f.Options {
+			for j, chars := range []bool{false, true} {
+				var want [4]int64
+				require.NoError(t, json.Unmarshal(c[2+2*k+j], &want))
+				got := textOpts{chars: chars, lower: o[0], punct: o[1]}.pair(&sc, pred, ref)
+				require.Equal(t, want, [4]int64{got.hits, got.subs, got.dels, got.ins},
+					"case %d, lowercase %v, remove_punctuation %v, chars %v: %q / %q", i, o[0], o[1], chars, pred, ref)
+			}
+		}
+		for j, chars := range []bool{false, true} {
+			var want int64
+			require.NoError(t, json.Unmarshal(c[2+2*len(f.Options)+j], &want))
+			got := textOpts{torch: true, chars: chars}.pair(&sc, pred, ref)
+			require.Equal(t, want, got.subs+got.dels+got.ins, "case %d torchmetrics chars %v: %q / %q", i, chars, pred, ref)
+		}
+	}
+}

@@ -249,6 +249,51 @@ for la, edits in [(8000, 3), (20000, 12), (30000, 40)]:
 with open(os.path.join(os.path.dirname(OUT), "..", "..", "metrics", "asr", "testdata", "editops.json"), "w") as f:
     json.dump({"generator": "gen_asr.py", "rapidfuzz": rapidfuzz.__version__, "cases": editops}, f, separators=(",", ":"))
 
+
+# The text transforms on their own: random texts mixing words, case, ASCII and Unicode
+# punctuation and every kind of whitespace, one jiwer.process_words/process_characters call
+# per pair and option set (counts H, S, D, I), and torchmetrics' word/char edit distance.
+PIECES = ["a", "b", "Ab", "ÉCOLE", "école", "x.", "y,", "«z»", "—", "...", "İ", "ΣΑΣ", "σας", "猫", "好。", "e\u0301",
+          "👍", "it's", "$5", "#1", "(c)", "¿q?"]
+SPACES = [" ", " ", " ", "  ", "\t", "\u00a0", "\n", "\x1c", "\u3000", " \t", "\u2028", "\u200b", "\x85", ""]
+
+
+def random_text():
+    parts = []
+    for _ in range(rng.randint(0, 7)):
+        parts.append(rng.choice(PIECES))
+        parts.append(rng.choice(SPACES))
+    if rng.random() < 0.3:
+        parts.insert(0, rng.choice(SPACES))
+    return "".join(parts)
+
+
+def counts(out):
+    return [out.hits, out.substitutions, out.deletions, out.insertions]
+
+
+texts = []
+for _ in range(700):
+    ref = random_text()
+    hyp = random_text() if rng.random() < 0.5 else ref.replace(rng.choice(PIECES), rng.choice(PIECES))
+    row = [hyp, ref]
+    for lower, punct in OPTION_SETS:
+        kw = {}
+        if lower or punct:
+            kw = {"reference_transform": jiwer_transform("wer", lower, punct),
+                  "hypothesis_transform": jiwer_transform("wer", lower, punct)}
+        row.append(counts(jiwer.process_words(ref, hyp, **kw)))
+        if lower or punct:
+            kw = {"reference_transform": jiwer_transform("cer", lower, punct),
+                  "hypothesis_transform": jiwer_transform("cer", lower, punct)}
+        row.append(counts(jiwer.process_characters(ref, hyp, **kw)))
+    row.append(_edit_distance(hyp.split(), ref.split()))
+    row.append(_edit_distance(list(hyp), list(ref)))
+    texts.append(row)
+with open(os.path.join(os.path.dirname(OUT), "..", "..", "metrics", "asr", "testdata", "texts.json"), "w") as f:
+    json.dump({"generator": "gen_asr.py", "jiwer": importlib.metadata.version("jiwer"),
+               "options": OPTION_SETS, "cases": texts}, f, separators=(",", ":"), ensure_ascii=False)
+
 out = {"generator": "gen_asr.py", "versions": versions, "cases": cases}
 with open(OUT, "w") as f:
     json.dump(out, f, separators=(",", ":"), ensure_ascii=False)
