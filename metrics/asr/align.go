@@ -159,14 +159,10 @@ func (al *aligner) direct(s1, s2 []int32, c *counts) {
 		al.vn = make([]uint64, cells)
 	}
 	vpM, vnM := al.vp[:cells], al.vn[:cells]
-	// Hyyrö's bit-parallel Levenshtein over the blocks of s1, one row per symbol of s2.
-	// vp/vn hold the current column's vertical deltas; they start at D[i][0] = i.
-	vp := vpM[:words]
-	vn := vnM[:words]
-	for w := range vp {
-		vp[w], vn[w] = ^uint64(0), 0
-	}
-	prevVP, prevVN := vp, vn
+	// Hyyrö's bit-parallel Levenshtein over the blocks of s1, one row per symbol of s2; row r
+	// records the vertical deltas D[i+1][r+1] - D[i][r+1] (VP: +1, VN: -1). Before the first
+	// row they are all +1 (D[i][0] = i).
+	var prevVP, prevVN []uint64
 	for row := 0; row < len(s2); row++ {
 		curVP := vpM[row*words : (row+1)*words]
 		curVN := vnM[row*words : (row+1)*words]
@@ -181,9 +177,9 @@ func (al *aligner) direct(s1, s2 []int32, c *counts) {
 			if pmRow != nil {
 				pmj = pmRow[w]
 			}
-			pv, nv := prevVP[w], prevVN[w]
-			if row == 0 {
-				pv, nv = ^uint64(0), 0
+			pv, nv := ^uint64(0), uint64(0)
+			if row > 0 {
+				pv, nv = prevVP[w], prevVN[w]
 			}
 			x := pmj | hnCarry
 			d0 := (((x & pv) + pv) ^ pv) | x | nv
