@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/evalstream/evalstream/metrics/asr"
 	"github.com/evalstream/evalstream/metrics/bleu"
 	"github.com/evalstream/evalstream/metrics/classify"
 	"github.com/evalstream/evalstream/metrics/core"
@@ -37,6 +38,11 @@ var constructors = map[string]constructor{
 	"pearson":          regress.NewPearson,
 	"spearman":         regress.NewSpearman,
 	"perplexity":       regress.NewPerplexity,
+	"wer":              asr.NewWER,
+	"cer":              asr.NewCER,
+	"mer":              asr.NewMER,
+	"wil":              asr.NewWIL,
+	"wip":              asr.NewWIP,
 
 	// scikit-learn regression errors, Cohen's kappa and balanced accuracy (issue 15)
 	"mse":                regress.NewMSE,
@@ -61,7 +67,7 @@ func Types() []string {
 // Docs describes every metric type, in the order of the contract (metrics.md Part 1).
 func Docs() []core.Doc {
 	var all []core.Doc
-	for _, ds := range [][]core.Doc{bleu.Docs(), rouge.Docs(), text.Docs(), classify.Docs(), regress.Docs()} {
+	for _, ds := range [][]core.Doc{bleu.Docs(), rouge.Docs(), text.Docs(), classify.Docs(), regress.Docs(), asr.Docs()} {
 		all = append(all, ds...)
 	}
 	return all
