@@ -2,13 +2,13 @@
 # A real single-node Apache Kafka (KRaft, static quorum) on 127.0.0.1 from Maven Central jars,
 # for the integration tests. No Docker needed: Java 17+ and Maven.
 #
-# usage: .ci/kafka/kafka-ci.sh {fetch|start|resume|stop|logs|txproduce TOPIC N}
+# usage: .ci/kafka/kafka-ci.sh {fetch|start|resume|stop|logs|txproduce TOPIC N [ABORT_EVERY [PRODUCERS]]}
 #   fetch   download the broker classpath into $KAFKA_HOME/lib (done by start when missing)
 #   start   wipe the data dir, format storage, start the broker, wait until it serves
 #   resume  start the broker again on the existing data dir (after stop), wait until it serves
 #   stop    stop the broker this script started (only that PID), TERM then KILL after 30 s
 #   logs    print the broker's output
-#   txproduce TOPIC N  send the lines of stdin to partition 0 of TOPIC in transactions of N
+#   txproduce TOPIC N [ABORT_EVERY [PRODUCERS]]  send the lines of stdin to partition 0 of TOPIC in transactions of N
 #           records (TxProduce.java, compiled into $KAFKA_HOME/tx on first use)
 #
 # Environment: KAFKA_LINE (4 = Kafka 4.x, default; 3 = 3.9.x), KAFKA_VERSION (e.g. 4.1.1),
@@ -161,11 +161,11 @@ txproduce() {
     mkdir -p "$KAFKA_HOME/tx"
     javac -d "$KAFKA_HOME/tx" -cp "$LIB/*" "$HERE/TxProduce.java"
   fi
-  java -cp "$LIB/*:$KAFKA_HOME/tx" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn TxProduce "127.0.0.1:$KAFKA_PORT" "$1" "$2"
+  java -cp "$LIB/*:$KAFKA_HOME/tx" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn TxProduce "127.0.0.1:$KAFKA_PORT" "$@"
 }
 
 case "${1:-}" in
   fetch) fetch ;; start) start ;; resume) resume ;; stop) stop ;; logs) cat "$OUT" ;;
   txproduce) shift; txproduce "$@" ;;
-  *) echo "usage: $0 {fetch|start|resume|stop|logs|txproduce TOPIC N}" >&2; exit 2 ;;
+  *) echo "usage: $0 {fetch|start|resume|stop|logs|txproduce TOPIC N [ABORT_EVERY [PRODUCERS]]}" >&2; exit 2 ;;
 esac

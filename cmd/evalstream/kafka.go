@@ -37,6 +37,8 @@ func (j *job) kafkaSettings(stderr io.Writer) (kafka.Config, *kafkago.Transport,
 		StateTopic:     j.cfg.State.Topic,
 		MaxRecordBytes: s.MaxRecordBytes,
 		Fields:         j.plan.Fields,
+		Isolation:      s.Isolation,
+		ConnectTimeout: time.Duration(s.ConnectTimeout),
 	}
 	if s.Topic != "" {
 		kc.Topics = []string{s.Topic}

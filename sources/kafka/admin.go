@@ -14,11 +14,12 @@ import (
 // admin wraps the protocol client used for metadata, offsets and topic creation. It is
 // safe for concurrent use.
 type admin struct {
-	client *kafkago.Client
+	client    *kafkago.Client
+	isolation kafkago.IsolationLevel // of the end offsets
 }
 
 func newAdmin(c *Config) *admin {
-	return &admin{client: &kafkago.Client{Addr: kafkago.TCP(c.Brokers...), Timeout: 15 * time.Second, Transport: Transport(c.TLS, c.SASL)}}
+	return &admin{client: &kafkago.Client{Addr: kafkago.TCP(c.Brokers...), Timeout: 15 * time.Second, Transport: c.transport()}, isolation: c.isolation()}
 }
 
 // partitions lists every partition of the topics, sorted.
@@ -74,7 +75,9 @@ func (a *admin) offsets(ctx context.Context, tps []TopicPartition, latest bool) 
 }
 
 func (a *admin) listOffsets(ctx context.Context, tps []TopicPartition, latest bool) (map[TopicPartition]int64, error) {
-	req := &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{}}
+	// Under read_committed the end offset is the last stable offset: a bounded run stops
+	// before a transaction still open at start.
+	req := &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{}, IsolationLevel: a.isolation}
 	for _, tp := range tps {
 		r := kafkago.FirstOffsetOf(tp.Partition)
 		if latest {
