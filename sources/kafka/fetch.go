@@ -41,10 +41,10 @@ type fetcher struct {
 	stopAfter func() bool // the context.AfterFunc that interrupts conn's reads
 	batch     *kafkago.Batch
 	cf        *committedFetch // read_committed: fetches through the protocol package instead
-	offset    int64     // the next offset wanted
-	fullBatch bool      // read the next message of batch in full, even for a lean read
-	fullNext  bool      // set fullBatch for the next batch
-	refreshed time.Time // when the read deadline was last pushed back
+	offset    int64           // the next offset wanted
+	fullBatch bool            // read the next message of batch in full, even for a lean read
+	fullNext  bool            // set fullBatch for the next batch
+	refreshed time.Time       // when the read deadline was last pushed back
 
 	// now is the time, read every clockEvery messages (time.Now costs a good share of
 	// a small message): the count adapts so that the clock is read about every
