@@ -371,6 +371,7 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
   perplexity          list<float> probabilities/logits (with label) | list<float> token log-probs (input: logprobs)
 
 Records rejected before any metric sees them: invalid json, invalid utf-8, record too large.
+Kafka messages also: invalid arrow (format: arrow), tombstone (null value).
 `)
 	_, err := io.WriteString(stdout, b.String())
 	return err

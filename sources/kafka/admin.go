@@ -187,3 +187,31 @@ func (a *admin) ensureTopic(ctx context.Context, topic string, configs []kafkago
 	}
 	return nil
 }
+
+// TopicMaxMessageBytes returns the largest record batch topic accepts: its max.message.bytes
+// (the topic's own, else the broker's message.max.bytes). Only cfg's Brokers, TLS and SASL
+// are used.
+func TopicMaxMessageBytes(ctx context.Context, cfg Config, topic string) (int, error) {
+	a := newAdmin(&cfg)
+	resp, err := a.client.DescribeConfigs(ctx, &kafkago.DescribeConfigsRequest{Resources: []kafkago.DescribeConfigRequestResource{{
+		ResourceType: kafkago.ResourceTypeTopic, ResourceName: topic, ConfigNames: []string{"max.message.bytes"},
+	}}})
+	if err != nil {
+		return 0, fmt.Errorf("describe topic %s: %w", topic, err)
+	}
+	for _, r := range resp.Resources {
+		if r.Error != nil {
+			return 0, fmt.Errorf("describe topic %s: %w", topic, r.Error)
+		}
+		for _, e := range r.ConfigEntries {
+			if e.ConfigName == "max.message.bytes" {
+				n, err := strconv.Atoi(e.ConfigValue)
+				if err != nil || n <= 0 {
+					return 0, fmt.Errorf("topic %s: max.message.bytes is %q", topic, e.ConfigValue)
+				}
+				return n, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("describe topic %s: no max.message.bytes in the answer", topic)
+}

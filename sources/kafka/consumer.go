@@ -642,3 +642,13 @@ func (c *Consumer) commit(ps *partState) {
 		c.cfg.Logf("%s: commit offset %d: %v (the snapshot is durable; the commit is advisory)", ps.tp, ps.next, err)
 	}
 }
+
+// Permanent marks an error of a DeadLetterWriter that retrying cannot cure (a dead letter the
+// sink refuses, a sink that cannot be written): the run stops with it instead of retrying
+// the checkpoint.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &fatalError{err}
+}
