@@ -13,6 +13,8 @@
 #
 # Environment: KAFKA_LINE (4 = Kafka 4.x, default; 3 = 3.9.x), KAFKA_VERSION (e.g. 4.1.1),
 # KAFKA_HOME (default ${TMPDIR:-/tmp}/ci-kafka), KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (9093),
+# KAFKA_SASL_PORT (9094: SASL_PLAINTEXT, mechanism PLAIN, user KAFKA_SASL_USER with
+# KAFKA_SASL_PASSWORD; defaults evalstream / evalstream-test-secret),
 # KAFKA_HEAP_OPTS, KAFKA_JVM_OPTS, KAFKA_START_TIMEOUT (seconds, default 120).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,6 +23,10 @@ KAFKA_VERSION="${KAFKA_VERSION:-}"             # optional override, e.g. 4.1.1 o
 KAFKA_HOME="${KAFKA_HOME:-${TMPDIR:-/tmp}/ci-kafka}"
 KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
+# A second listener, SASL/PLAIN with one user, for the authentication tests.
+KAFKA_SASL_PORT="${KAFKA_SASL_PORT:-9094}"
+KAFKA_SASL_USER="${KAFKA_SASL_USER:-evalstream}"
+KAFKA_SASL_PASSWORD="${KAFKA_SASL_PASSWORD:-evalstream-test-secret}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}"
 KAFKA_JVM_OPTS="${KAFKA_JVM_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true -Djava.net.preferIPv4Stack=true}"
 LIB="$KAFKA_HOME/lib"; CONF="$KAFKA_HOME/conf"; DATA="$KAFKA_HOME/data"
@@ -45,11 +51,13 @@ write_config() {
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:${KAFKA_CONTROLLER_PORT}
-listeners=PLAINTEXT://127.0.0.1:${KAFKA_PORT},CONTROLLER://127.0.0.1:${KAFKA_CONTROLLER_PORT}
-advertised.listeners=PLAINTEXT://127.0.0.1:${KAFKA_PORT}
+listeners=PLAINTEXT://127.0.0.1:${KAFKA_PORT},CONTROLLER://127.0.0.1:${KAFKA_CONTROLLER_PORT},SASL_PLAINTEXT://127.0.0.1:${KAFKA_SASL_PORT}
+advertised.listeners=PLAINTEXT://127.0.0.1:${KAFKA_PORT},SASL_PLAINTEXT://127.0.0.1:${KAFKA_SASL_PORT}
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+sasl.enabled.mechanisms=PLAIN
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_${KAFKA_SASL_USER}="${KAFKA_SASL_PASSWORD}";
 log.dirs=${DATA}
 auto.create.topics.enable=true
 delete.topic.enable=true

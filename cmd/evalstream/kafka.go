@@ -126,6 +126,14 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 		return usageErr("the examples sink is not available with a kafka source")
 	}
 	continuous := j.cfg.Source.Mode == "continuous"
+	// A broker that is down, or a peer that is not one, is reported before any topic is
+	// created or looked up, within connect_timeout.
+	if err := kafka.Probe(ctx, kc); err != nil {
+		if ctx.Err() != nil {
+			return runtimeErr(errors.New(interruptedMessage(j.cfg.State.Topic)))
+		}
+		return runtimeErr(err)
+	}
 
 	ensure := func(topic string, compact bool, brokers []string) error {
 		ectx, cancel := context.WithTimeout(ctx, 30*time.Second)

@@ -33,7 +33,7 @@ func (a *admin) partitions(ctx context.Context, topics []string) ([]TopicPartiti
 	for _, t := range resp.Topics {
 		if t.Error != nil {
 			if errors.Is(t.Error, kafkago.UnknownTopicOrPartition) {
-				return nil, fmt.Errorf("topic %q does not exist", t.Name)
+				return nil, fmt.Errorf("topic %q does not exist on the cluster at %s (evalstream reads existing topics; it does not create them)", t.Name, a.client.Addr)
 			}
 			return nil, fmt.Errorf("topic %q: %w", t.Name, t.Error)
 		}
@@ -44,7 +44,7 @@ func (a *admin) partitions(ctx context.Context, topics []string) ([]TopicPartiti
 	}
 	for _, t := range topics {
 		if !found[t] {
-			return nil, fmt.Errorf("topic %q does not exist", t)
+			return nil, fmt.Errorf("topic %q does not exist on the cluster at %s (evalstream reads existing topics; it does not create them)", t, a.client.Addr)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -127,6 +127,9 @@ func New(cfg Config, newProc NewProcessor, dead DeadLetterWriter) (*Consumer, er
 func (c *Consumer) Run(ctx context.Context, updates chan<- Update) (err error) {
 	defer close(updates)
 	c.updates = updates
+	if err := Probe(ctx, c.cfg); err != nil {
+		return err
+	}
 	tps, err := c.adm.partitions(ctx, c.cfg.Topics)
 	if err != nil {
 		return err

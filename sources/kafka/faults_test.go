@@ -1,11 +1,15 @@
 package kafka_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +118,131 @@ func TestDeadLettersLargerThanTheTopicAllows(t *testing.T) {
 	require.Contains(t, r.stderr, fmt.Sprintf("dead-letter topic %s: the dead letter of %s/0/10 cannot be written", dl, topic))
 	_, err := os.Stat(out)
 	require.True(t, errors.Is(err, os.ErrNotExist), "no results after a failed run")
+}
+
+// fakePeer listens on 127.0.0.1 and serves every connection with serve; it returns the
+// address.
+func fakePeer(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				serve(c)
+			}()
+		}
+	}()
+	return l.Addr().String()
+}
+
+// TestConnectFaults runs bounded Kafka runs against brokers that are not there, peers that
+// are not brokers and a broker reached the wrong way: each is exit 1 with a first line that
+// names the address and the likely cause, within connect_timeout, and no results file. A
+// SASL failure never shows the password.
+func TestConnectFaults(t *testing.T) {
+	dir := t.TempDir()
+	refused := func() string {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr := l.Addr().String()
+		l.Close()
+		return addr
+	}()
+	garbage := fakePeer(t, func(c net.Conn) {
+		c.Read(make([]byte, 64))
+		c.Write([]byte("\x7f\xff\xff\xffgarbage garbage garbage"))
+		time.Sleep(time.Minute)
+	})
+	silent := fakePeer(t, func(c net.Conn) { time.Sleep(time.Minute) })
+	// An HTTP server that answers a request line it cannot parse at once, as nginx does
+	// (Go's net/http waits for the end of the line: that is the silent case).
+	httpAddr := fakePeer(t, func(c net.Conn) {
+		c.Read(make([]byte, 64))
+		c.Write([]byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"))
+	})
+	web := httptest.NewServer(http.NotFoundHandler())
+	defer web.Close()
+	webAddr := strings.TrimPrefix(web.URL, "http://")
+
+	type tc struct {
+		name, broker, extra, want string
+	}
+	tests := []tc{
+		{"nothing listening", refused, "", "broker " + refused + ": cannot connect: dial tcp " + refused + ": connect: connection refused (is a Kafka broker listening there?)"},
+		{"peer writes garbage", garbage, "", "broker " + garbage + ": answered bytes that are not a Kafka response"},
+		{"http server", httpAddr, "", "broker " + httpAddr + ": answered with HTTP: it is an HTTP server, not a Kafka broker"},
+		{"http server with tls", webAddr, ", tls: {insecure_skip_verify: true}", "broker " + webAddr + ": answered the TLS handshake with HTTP: it is an HTTP server, not a Kafka broker"},
+		{"silent peer", silent, "", "broker " + silent + ": accepted the connection but did not answer a Kafka request within connect_timeout (1s): it is not a Kafka listener (or a TLS listener: then set source.tls)"},
+	}
+	if b := os.Getenv("EVALSTREAM_KAFKA_BROKERS"); b != "" {
+		addr := strings.Split(b, ",")[0]
+		topic := uniqueName("exists")
+		createTopic(t, []string{addr}, topic, 1)
+		tests = append(tests,
+			tc{"tls against plaintext", addr, ", tls: {insecure_skip_verify: true}", "broker " + addr + ": closed the connection during the TLS handshake (EOF): it is most likely a plaintext listener (remove source.tls, or use the broker's TLS listener)"},
+			tc{"sasl against plaintext", addr, ", sasl: {mechanism: plain, username: u, password: pw-not-shown-1}", "broker " + addr + ": SASL authentication failed (mechanism PLAIN, user u): "},
+			tc{"topic missing", addr, "", `topic "no-such-topic" does not exist on the cluster at ` + addr},
+		)
+	}
+	if b := os.Getenv("EVALSTREAM_KAFKA_SASL_BROKERS"); b != "" {
+		addr := strings.Split(b, ",")[0]
+		user := cmp.Or(os.Getenv("EVALSTREAM_KAFKA_SASL_USER"), "evalstream")
+		tests = append(tests,
+			tc{"sasl wrong password", addr, ", sasl: {mechanism: plain, username: " + user + ", password: pw-not-shown-2}", "broker " + addr + ": SASL authentication failed (mechanism PLAIN, user " + user + "): "},
+			tc{"sasl listener without sasl", addr, "", "broker " + addr + ": closed the connection on the first request (EOF): the listener probably requires authentication (source.sasl)"},
+		)
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, "out.json")
+			topic := "no-such-topic"
+			cfg := writeFile(t, filepath.Join(dir, "c.yaml"), fmt.Sprintf("source: {type: kafka, brokers: [%q], topic: %s, connect_timeout: 1s%s}\nmetrics: [{type: exact_match}]\nsinks: [{type: json, path: %q}]\n", tt.broker, topic, tt.extra, out))
+			r := run(t, time.Minute, nil, "run", "-c", cfg)
+			require.Equalf(t, 1, r.code, "stderr:\n%s", r.stderr)
+			first, _, _ := strings.Cut(r.stderr, "\n")
+			require.Contains(t, first, "evalstream: "+tt.want)
+			require.NotContains(t, r.stderr, "pw-not-shown")
+			_, err := os.Stat(out)
+			require.True(t, errors.Is(err, os.ErrNotExist), "no results file")
+		})
+	}
+
+	// The right password reads the topic through the SASL listener.
+	if b := os.Getenv("EVALSTREAM_KAFKA_SASL_BROKERS"); b != "" {
+		addrs := brokers(t)
+		topic := uniqueName("sasl")
+		createTopic(t, addrs, topic, 1)
+		recs := wmtRecords(t, 20)
+		var msgs []msg
+		for _, r := range recs {
+			msgs = append(msgs, msg{Value: r})
+		}
+		produce(t, addrs, topic, msgs)
+		user := cmp.Or(os.Getenv("EVALSTREAM_KAFKA_SASL_USER"), "evalstream")
+		password := cmp.Or(os.Getenv("EVALSTREAM_KAFKA_SASL_PASSWORD"), "evalstream-test-secret")
+		out := filepath.Join(dir, "sasl.json")
+		cfg := kafkaConfig(t, dir, "sasl.yaml", strings.Split(b, ","), topic, "", "", fmt.Sprintf("  mode: bounded\n  sasl: {mechanism: plain, username: %s, password: %s}\n", user, password), "", fmt.Sprintf("  - {type: json, path: %q}\n", out))
+		r := run(t, time.Minute, nil, "run", "-c", cfg)
+		require.Equalf(t, 0, r.code, "stderr:\n%s", r.stderr)
+		require.NotContains(t, r.stderr, password)
+		require.Equal(t, float64(len(recs)), parseJSON(t, readFile(t, out))["records"])
+	}
+}
+
+// TestValidateChecksTLSFiles: `evalstream validate` reports a TLS file that does not exist
+// (exit 2), before any connection is tried.
+func TestValidateChecksTLSFiles(t *testing.T) {
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "missing-ca.pem")
+	cfg := writeFile(t, filepath.Join(dir, "c.yaml"), fmt.Sprintf("source: {type: kafka, brokers: [\"127.0.0.1:1\"], topic: t, tls: {ca_file: %q}}\nmetrics: [{type: exact_match}]\nsinks: [{type: stdout}]\n", ca))
+	r := run(t, time.Minute, nil, "validate", "-c", cfg)
+	require.Equal(t, 2, r.code)
+	require.Contains(t, r.stderr, "source.tls.ca_file: stat "+ca+": no such file or directory")
 }
