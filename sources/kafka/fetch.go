@@ -192,7 +192,11 @@ func (f *fetcher) take(ctx context.Context, m *kafkago.Message, buf *[]byte) (bo
 	for {
 		var err error
 		if f.cf != nil {
-			if !f.cf.take(m) {
+			ok, err := f.cf.take(m)
+			if err != nil {
+				return false, f.fetchError(err)
+			}
+			if !ok {
 				return false, nil
 			}
 		} else if buf != nil {
@@ -371,8 +375,7 @@ func (f *fetcher) drop() {
 		f.batch = nil
 	}
 	if f.cf != nil {
-		clear(f.cf.msgs)
-		f.cf.msgs, f.cf.next, f.cf.loaded = f.cf.msgs[:0], 0, false
+		f.cf.release()
 	}
 }
 

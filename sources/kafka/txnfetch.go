@@ -32,19 +32,27 @@ func isSkipped(m *kafkago.Message) bool { return m.WriterData == skipped }
 // does (KIP-98): a batch of a transactional producer whose aborted transaction began at or
 // before the batch's last offset is dropped, until that producer's ABORT marker.
 
-// committedFetch is the fetch state of a read_committed fetcher.
+// committedFetch is the fetch state of a read_committed fetcher: the record batches of the
+// last fetch response, read one record at a time.
 type committedFetch struct {
 	transport *kafkago.Transport
 	client    *kafkago.Client // for offsets, on the same transport
-	msgs      []kafkago.Message
-	next      int  // index in msgs of the next message to hand out
-	loaded    bool // msgs holds a fetch response being read
+	loaded    bool            // a fetch response is being read
+
+	tp        TopicPartition
+	from      int64 // records before this offset are not handed out
+	lso       int64
+	batches   []protocol.RecordReader
+	batch     int // index in batches of the batch being read
+	skipBatch bool
+	aborted   []fetchAPI.ResponseTransaction // not yet reached, by first offset
+	abortedBy map[int64]bool                 // producers whose current transaction was aborted
 	arena     []byte
 }
 
 func newCommittedFetch(cfg *Config) *committedFetch {
 	t := cfg.transport()
-	return &committedFetch{transport: t, client: &kafkago.Client{Addr: kafkago.TCP(cfg.Brokers...), Timeout: fetchReadTimeout, Transport: t}}
+	return &committedFetch{transport: t, client: &kafkago.Client{Addr: kafkago.TCP(cfg.Brokers...), Timeout: fetchReadTimeout, Transport: t}, batch: -1}
 }
 
 // own copies b into the arena (nil stays nil). The arena is never written again where a
@@ -119,89 +127,106 @@ func (f *fetcher) fetchCommitted(ctx context.Context, wait time.Duration) error 
 	if p.ErrorCode != 0 {
 		return f.fetchError(kafkago.Error(p.ErrorCode))
 	}
-	msgs, err := cf.load(f.tp, f.offset, p)
-	if err != nil {
-		return f.fetchError(fmt.Errorf("fetch %s: %w", f.tp, err))
-	}
-	cf.msgs, cf.next, cf.loaded = msgs, 0, true
+	cf.load(f.tp, f.offset, p)
 	return nil
 }
 
-// load turns the record batches of a fetch response into messages at or after offset.
-func (cf *committedFetch) load(tp TopicPartition, offset int64, p *fetchAPI.ResponsePartition) ([]kafkago.Message, error) {
-	aborted := slices.Clone(p.AbortedTransactions)
-	slices.SortFunc(aborted, func(a, b fetchAPI.ResponseTransaction) int { return cmpInt64(a.FirstOffset, b.FirstOffset) })
-	abortedBy := map[int64]bool{} // producers whose current transaction was aborted
-	msgs := cf.msgs[:0]
-	clear(cf.msgs)
-	stream, _ := p.RecordSet.Records.(*protocol.RecordStream)
-	if stream == nil {
-		return msgs, nil // an empty response
+// load starts reading the record batches of a fetch response from offset.
+func (cf *committedFetch) load(tp TopicPartition, offset int64, p *fetchAPI.ResponsePartition) {
+	cf.tp, cf.from, cf.lso = tp, offset, p.LastStableOffset
+	cf.aborted = slices.Clone(p.AbortedTransactions)
+	slices.SortFunc(cf.aborted, func(a, b fetchAPI.ResponseTransaction) int { return cmpInt64(a.FirstOffset, b.FirstOffset) })
+	if cf.abortedBy == nil {
+		cf.abortedBy = map[int64]bool{}
 	}
-	for _, batch := range stream.Records {
-		start := len(msgs)
-		var err error
-		switch b := batch.(type) {
-		case *protocol.ControlBatch:
-			msgs, err = cf.appendControl(msgs, tp, offset, p.LastStableOffset, b, abortedBy)
-			if err != nil {
-				return nil, err
-			}
-			continue
-		case *protocol.RecordBatch:
-			msgs, err = cf.appendRecords(msgs, tp, offset, p.LastStableOffset, b)
-			if err != nil {
-				return nil, err
-			}
-			if !b.Attributes.Transactional() {
-				continue
-			}
-			// The batch's last offset is its last record's; an empty batch (all of its
-			// records compacted away) has no records to drop.
-			if len(msgs) == start {
-				continue
-			}
-			last := msgs[len(msgs)-1].Offset
-			for len(aborted) > 0 && aborted[0].FirstOffset <= last {
-				abortedBy[aborted[0].ProducerID] = true
-				aborted = aborted[1:]
-			}
-			if abortedBy[b.ProducerID] {
-				for i := start; i < len(msgs); i++ {
-					msgs[i].WriterData = skipped
-				}
-			}
-		default:
-			// A message set of the old formats (v0, v1): no transactions.
-			if msgs, err = cf.appendRecords(msgs, tp, offset, p.LastStableOffset, batch); err != nil {
-				return nil, err
-			}
-		}
+	clear(cf.abortedBy)
+	clear(cf.batches)
+	cf.batches, cf.batch, cf.skipBatch = cf.batches[:0], -1, false
+	if stream, _ := p.RecordSet.Records.(*protocol.RecordStream); stream != nil {
+		cf.batches = append(cf.batches, stream.Records...)
 	}
-	return msgs, nil
+	cf.loaded = true
 }
 
-// appendRecords appends the records of batch at or after offset as messages.
-func (cf *committedFetch) appendRecords(msgs []kafkago.Message, tp TopicPartition, offset, lso int64, batch protocol.RecordReader) ([]kafkago.Message, error) {
+// startBatch decides whether the records of batch i are skipped, as the Java consumer does
+// (KIP-98): the aborted transactions that began at or before the batch's first offset are
+// added to the aborted producers; a transactional batch of an aborted producer is skipped.
+// Comparing with the first offset rather than the last (which kafka-go does not decode) is
+// the same: a transaction's first offset is the first offset of one of its producer's
+// batches, which no other batch spans.
+func (cf *committedFetch) startBatch(i int) {
+	cf.batch, cf.skipBatch = i, false
+	b, ok := cf.batches[i].(*protocol.RecordBatch)
+	if !ok || !b.Attributes.Transactional() {
+		return
+	}
+	for len(cf.aborted) > 0 && cf.aborted[0].FirstOffset <= b.BaseOffset {
+		cf.abortedBy[cf.aborted[0].ProducerID] = true
+		cf.aborted = cf.aborted[1:]
+	}
+	cf.skipBatch = cf.abortedBy[b.ProducerID]
+}
+
+// take reads the next record at or after the fetch offset into m: a record of an aborted
+// transaction, or a transaction marker, is flagged skipped. It reports false once the
+// response is used up.
+func (cf *committedFetch) take(m *kafkago.Message) (bool, error) {
+	for {
+		if cf.batch < 0 || cf.batch >= len(cf.batches) {
+			if cf.batch+1 >= len(cf.batches) {
+				cf.release()
+				return false, nil
+			}
+			cf.startBatch(cf.batch + 1)
+		}
+		var ok bool
+		var err error
+		if cb, isControl := cf.batches[cf.batch].(*protocol.ControlBatch); isControl {
+			ok, err = cf.takeMarker(m, cb)
+		} else {
+			ok, err = cf.takeRecord(m, cf.batches[cf.batch])
+		}
+		if err != nil {
+			cf.release()
+			return false, err
+		}
+		if ok {
+			return true, nil
+		}
+		if cf.batch+1 >= len(cf.batches) {
+			cf.release()
+			return false, nil
+		}
+		cf.startBatch(cf.batch + 1)
+	}
+}
+
+// takeRecord reads the batch's next record at or after the fetch offset; false at its end.
+func (cf *committedFetch) takeRecord(m *kafkago.Message, batch protocol.RecordReader) (bool, error) {
 	for {
 		r, err := batch.ReadRecord()
 		if errors.Is(err, io.EOF) {
-			return msgs, nil
+			return false, nil
 		}
 		if err != nil {
-			return nil, err
+			return false, err
 		}
-		if r.Offset < offset {
+		if r.Offset < cf.from {
 			closeBytes(r.Key, r.Value)
 			continue
 		}
-		m := kafkago.Message{Topic: tp.Topic, Partition: tp.Partition, Offset: r.Offset, HighWaterMark: lso, Time: r.Time}
+		*m = kafkago.Message{Topic: cf.tp.Topic, Partition: cf.tp.Partition, Offset: r.Offset, HighWaterMark: cf.lso, Time: r.Time}
+		if cf.skipBatch {
+			closeBytes(r.Key, r.Value)
+			m.WriterData = skipped
+			return true, nil
+		}
 		if m.Key, err = cf.ownBytes(r.Key); err == nil {
 			m.Value, err = cf.ownBytes(r.Value)
 		}
 		if err != nil {
 			closeBytes(r.Key, r.Value)
-			return nil, err
+			return false, err
 		}
 		if len(r.Headers) > 0 {
 			m.Headers = make([]kafkago.Header, len(r.Headers))
@@ -209,29 +234,36 @@ func (cf *committedFetch) appendRecords(msgs []kafkago.Message, tp TopicPartitio
 				m.Headers[i] = kafkago.Header{Key: h.Key, Value: cf.own(h.Value)}
 			}
 		}
-		msgs = append(msgs, m)
+		return true, nil
 	}
 }
 
-// appendControl appends the markers of a control batch at or after offset as skipped
-// messages; an ABORT marker ends its producer's aborted transaction.
-func (cf *committedFetch) appendControl(msgs []kafkago.Message, tp TopicPartition, offset, lso int64, b *protocol.ControlBatch, abortedBy map[int64]bool) ([]kafkago.Message, error) {
+// takeMarker reads the control batch's next marker at or after the fetch offset, as a
+// skipped message; an ABORT marker ends its producer's aborted transaction.
+func (cf *committedFetch) takeMarker(m *kafkago.Message, b *protocol.ControlBatch) (bool, error) {
 	for {
 		r, err := b.ReadControlRecord()
 		if errors.Is(err, io.EOF) {
-			return msgs, nil
+			return false, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("control record: %w", err)
+			return false, fmt.Errorf("%s: control record: %w", cf.tp, err)
 		}
 		if r.Type == 0 { // ABORT
-			delete(abortedBy, b.ProducerID)
+			delete(cf.abortedBy, b.ProducerID)
 		}
-		if r.Offset < offset {
+		if r.Offset < cf.from {
 			continue
 		}
-		msgs = append(msgs, kafkago.Message{Topic: tp.Topic, Partition: tp.Partition, Offset: r.Offset, HighWaterMark: lso, Time: r.Time, WriterData: skipped})
+		*m = kafkago.Message{Topic: cf.tp.Topic, Partition: cf.tp.Partition, Offset: r.Offset, HighWaterMark: cf.lso, Time: r.Time, WriterData: skipped}
+		return true, nil
 	}
+}
+
+// release drops the response being read.
+func (cf *committedFetch) release() {
+	clear(cf.batches)
+	cf.batches, cf.batch, cf.loaded = cf.batches[:0], -1, false
 }
 
 func closeBytes(bs ...protocol.Bytes) {
@@ -252,19 +284,6 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-// takeCommitted hands out the next loaded message into m; it reports false once the
-// loaded fetch is used up.
-func (cf *committedFetch) take(m *kafkago.Message) bool {
-	if cf.next >= len(cf.msgs) {
-		clear(cf.msgs)
-		cf.msgs, cf.next, cf.loaded = cf.msgs[:0], 0, false
-		return false
-	}
-	*m = cf.msgs[cf.next]
-	cf.next++
-	return true
-}
-
 // readOffsets returns the partition's first and end offsets (isolation level read
 // committed: the end is the last stable offset).
 func (cf *committedFetch) readOffsets(ctx context.Context, tp TopicPartition) (first, last int64, err error) {
@@ -282,6 +301,6 @@ func (cf *committedFetch) readOffsets(ctx context.Context, tp TopicPartition) (f
 }
 
 func (cf *committedFetch) close() {
+	cf.release()
 	cf.transport.CloseIdleConnections()
-	cf.msgs, cf.loaded = nil, false
 }
