@@ -246,3 +246,23 @@ func TestValidateChecksTLSFiles(t *testing.T) {
 	require.Equal(t, 2, r.code)
 	require.Contains(t, r.stderr, "source.tls.ca_file: stat "+ca+": no such file or directory")
 }
+
+// TestDeadLetterFileUnwritable: a Kafka run whose dead-letter file cannot be written stops
+// with exit 1 naming the file, instead of retrying the checkpoint without end.
+func TestDeadLetterFileUnwritable(t *testing.T) {
+	addrs := brokers(t)
+	dir := t.TempDir()
+	topic := uniqueName("dlfile")
+	createTopic(t, addrs, topic, 1)
+	produce(t, addrs, topic, []msg{{Value: []byte(`{"prediction": "a", "references": ["a"]}`)}, {Value: []byte(`not json`)}})
+	notADir := writeFile(t, filepath.Join(dir, "file"), "x")
+	out := filepath.Join(dir, "out.json")
+	cfg := kafkaConfig(t, dir, "k.yaml", addrs, topic, "", "", "  mode: bounded\n",
+		fmt.Sprintf("pipeline: {on_error: dead_letter, dead_letter: {path: %q}}\n", filepath.Join(notADir, "bad.jsonl")), fmt.Sprintf("  - {type: json, path: %q}\n", out))
+	r := run(t, time.Minute, nil, "run", "-c", cfg)
+	require.Equalf(t, 1, r.code, "stderr:\n%s", r.stderr)
+	first, _, _ := strings.Cut(r.stderr, "\n")
+	require.Contains(t, first, "dead letters: mkdir "+notADir+": not a directory")
+	_, err := os.Stat(out)
+	require.True(t, errors.Is(err, os.ErrNotExist))
+}
