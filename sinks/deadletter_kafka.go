@@ -116,7 +116,7 @@ func fitDeadLetter(d pipeline.DeadLetter, limit int) ([]byte, error) {
 	}
 	room := limit - len(head) - len(`,"":""`) - len(field)
 	if room < 0 {
-		return nil, fmt.Errorf("even without its payload the dead letter takes %d bytes, more than the %d the topic's max.message.bytes leaves", len(head), limit)
+		return nil, fmt.Errorf("even without its payload the dead letter takes %d bytes, more than the %d bytes the topic's max.message.bytes leaves for it", len(head), limit)
 	}
 	// JSON escaping can make the prefix longer than its bytes: shrink until it fits.
 	for n := room; ; n = n * 3 / 4 {

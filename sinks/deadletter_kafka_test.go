@@ -65,7 +65,7 @@ func TestFitDeadLetter(t *testing.T) {
 	}
 	// Not even the position and reason fit.
 	_, err := fitDeadLetter(pipeline.DeadLetter{Pos: pos, Reason: "invalid json", Error: "e", Raw: text}, 60)
-	require.ErrorContains(t, err, "more than the 60 the topic's max.message.bytes leaves")
+	require.ErrorContains(t, err, "more than the 60 bytes the topic's max.message.bytes leaves for it")
 }
 
 func TestDeadLetterWriteErrors(t *testing.T) {

@@ -171,7 +171,7 @@ func (k *KafkaDeadLetters) Write(ctx context.Context, dead []pipeline.DeadLetter
 		key := []byte(d.Pos.String())
 		b, err := fitDeadLetter(d, k.maxBytes-batchOverhead-len(key))
 		if err != nil {
-			return &DeadLetterError{Topic: k.w.Topic, Pos: d.Pos, Err: err, Permanent: true}
+			return &DeadLetterError{Topic: k.w.Topic, Pos: d.Pos, Err: fmt.Errorf("%w (max.message.bytes is %d)", err, k.maxBytes), Permanent: true}
 		}
 		msgs[i] = kafkago.Message{Key: key, Value: b}
 	}
