@@ -502,11 +502,13 @@ func (e *emitter) final(ctx context.Context) (*pipeline.Accumulator, error) {
 	return total, e.write(ctx, total.Results())
 }
 
-// reportFromKafka merges the latest snapshot of every partition in a state topic.
 // reportFromKafka merges the latest snapshot of every partition in the state topic of kc,
 // which must hold those of one consumer group.
 func reportFromKafka(ctx context.Context, kc kafka.Config) (*pipeline.Accumulator, error) {
 	topic := kc.StateTopic
+	if err := kafka.Probe(ctx, kc); err != nil {
+		return nil, runtimeErr(err)
+	}
 	ups, err := kafka.LoadState(ctx, kc)
 	if err != nil {
 		return nil, runtimeErr(err)
