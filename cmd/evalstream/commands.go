@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
@@ -294,6 +295,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return usageErr("%s: -c needs a config with a kafka source, got source type %q", *cfgPath, cfg.Source.Type)
 			}
 			kc.Brokers = cfg.Source.Brokers
+			kc.ConnectTimeout = time.Duration(cfg.Source.ConnectTimeout)
 			if err := kafkaSecurity(&kc, cfg.Source); err != nil {
 				return err
 			}
