@@ -134,6 +134,9 @@ func (f *fetcher) fetchCommitted(ctx context.Context, wait time.Duration) error 
 // load starts reading the record batches of a fetch response from offset.
 func (cf *committedFetch) load(tp TopicPartition, offset int64, p *fetchAPI.ResponsePartition) {
 	cf.tp, cf.from, cf.lso = tp, offset, p.LastStableOffset
+	if cf.lso < 0 {
+		cf.lso = p.HighWatermark // a broker that does not tell (fetch versions before 4)
+	}
 	cf.aborted = slices.Clone(p.AbortedTransactions)
 	slices.SortFunc(cf.aborted, func(a, b fetchAPI.ResponseTransaction) int { return cmpInt64(a.FirstOffset, b.FirstOffset) })
 	if cf.abortedBy == nil {
