@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	kafkago "github.com/segmentio/kafka-go"
 
@@ -280,7 +279,7 @@ func (d *Decoder) decodeArrow(b []byte, base pipeline.Record) (recs []pipeline.R
 			recs, err = nil, fmt.Errorf("malformed Arrow IPC stream: %v", p)
 		}
 	}()
-	rd, err := ipc.NewReader(bytes.NewReader(b), ipc.WithAllocator(memory.NewGoAllocator()))
+	rd, err := sources.NewArrowStreamReader(b, memory.NewGoAllocator())
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC stream: %v", err)
 	}
@@ -296,6 +295,9 @@ func (d *Decoder) decodeArrow(b []byte, base pipeline.Record) (recs []pipeline.R
 	row := int64(0)
 	for rd.Next() {
 		rec := rd.Record()
+		if err := sources.CheckRecordBatch(rec, int64(len(b))); err != nil {
+			return nil, err
+		}
 		n := int(rec.NumRows())
 		start := len(recs)
 		for k := 0; k < n; k++ {
