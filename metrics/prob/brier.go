@@ -155,5 +155,8 @@ func (s *BrierState) Result() core.Result {
 	if s.shape.width <= 2 {
 		v *= 0.5
 	}
+	if math.IsNaN(v) || math.IsInf(v, 0) { // only from a corrupt state: terms are at most 2
+		return core.Undefined("overflow", details)
+	}
 	return core.Result{Value: v, Details: details}
 }

@@ -178,10 +178,12 @@ func (m *Calibration) DecodeState(b []byte) (core.State, error) {
 	if err := d.Finish(); err != nil {
 		return nil, err
 	}
+	var total int64
 	for i := range count {
-		if count[i] < 0 || correct[i] < 0 || correct[i] > count[i] {
+		if count[i] < 0 || correct[i] < 0 || correct[i] > count[i] || total+count[i] < total {
 			return nil, corrupt("calibration_error: bad bin counts")
 		}
+		total += count[i]
 	}
 	copy(s.count, count)
 	copy(s.correct, correct)
@@ -235,6 +237,9 @@ func (s *CalibrationState) Result() core.Result {
 		v = math.Sqrt(total.Float() / float64(n))
 	case "max":
 		v = worst
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) { // only from a corrupt state
+		return core.Undefined("overflow", details)
 	}
 	return core.Result{Value: v, Details: details}
 }
