@@ -48,14 +48,19 @@ func value(ex *core.Example, i int) *core.Value {
 	return &core.Value{Kind: core.Missing}
 }
 
-func checkProb(x float64, at string) error {
+// checkProb validates one probability; index is its position in a list, or -1.
+func checkProb(x float64, index int) error {
+	if x >= 0 && x <= 1 {
+		return nil
+	}
+	at := ""
+	if index >= 0 {
+		at = fmt.Sprintf(" at index %d", index)
+	}
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return core.Reject("non-finite value", "prediction", "%v%s", x, at)
 	}
-	if x < 0 || x > 1 {
-		return core.Reject("probability out of range", "prediction", "%v%s: need a probability in [0, 1]", x, at)
-	}
-	return nil
+	return core.Reject("probability out of range", "prediction", "%v%s: need a probability in [0, 1]", x, at)
 }
 
 // read validates the prediction and the label of a record.
@@ -81,7 +86,7 @@ func read(ex *core.Example) (record, error) {
 		default:
 			r.width, r.xs = len(v.Floats), v.Floats
 			for i, x := range r.xs {
-				if err := checkProb(x, fmt.Sprintf(" at index %d", i)); err != nil {
+				if err := checkProb(x, i); err != nil {
 					return r, err
 				}
 			}
@@ -90,7 +95,7 @@ func read(ex *core.Example) (record, error) {
 		return r, core.Reject("wrong type", "prediction", "need a probability or a list of probabilities, got %s", v.Kind)
 	}
 	if r.width == 1 {
-		if err := checkProb(r.p, ""); err != nil {
+		if err := checkProb(r.p, -1); err != nil {
 			return r, err
 		}
 	}
