@@ -154,6 +154,7 @@ y2[0] = 1
 ll_case("ll-two-columns", P2, y2)
 ll_case("ll-multi-one-record", [[0.2, 0.3, 0.5]], [2])
 ll_case("ll-multi-missing-top-class", P3[:10], [0, 1] * 5)
+ll_case("ll-multi3-missing-middle-class", P3[:10], [0, 2] * 5)
 add("ll-ragged", {"type": "log_loss"}, recs([[0.5, 0.5], [0.2, 0.3, 0.5]], [0, 2]), None, {"reason": "ragged scores"})
 add("ll-ragged-float-and-list", {"type": "log_loss"}, recs([0.5, [0.2, 0.3, 0.5]], [1, 2]), None, {"reason": "ragged scores"})
 assert raises(lambda: log_loss([0, 1], [1.5, 0.5]))
@@ -200,6 +201,7 @@ br_case("br-multi4-rows-not-normalised", unnorm, y4)
 br_case("br-two-columns-halved", P2, y2)
 br_case("br-multi-one-record", [[0.2, 0.3, 0.5]], [1])
 br_case("br-multi-missing-top-class", P3[:10], [0, 1] * 5)
+br_case("br-multi3-missing-middle-class", P3[:10], [0, 2] * 5)
 add("br-ragged", {"type": "brier"}, recs([[0.5, 0.5], [0.2, 0.3, 0.5]], [0, 2]), None, {"reason": "ragged scores"})
 add("br-reject-above-1", {"type": "brier"}, recs([1.0000001, [0.2, 1.2]], [1, 0]), None, reject="probability out of range")
 add("br-reject-label", {"type": "brier"}, recs([0.5, [0.2, 0.8]], [3, 2]), None, reject="label out of range")
@@ -270,6 +272,15 @@ ce_case("ce-multi-one-record", [[0.2, 0.3, 0.5]], [2])
 add("ce-ragged", {"type": "calibration_error"}, recs([[0.5, 0.5], [0.2, 0.3, 0.5]], [0, 2]), None, {"reason": "ragged scores"})
 add("ce-reject-above-1", {"type": "calibration_error"}, recs([1.5, [0.2, 1.2]], [1, 0]), None, reject="probability out of range")
 add("ce-reject-label", {"type": "calibration_error"}, recs([0.5, [0.2, 0.8]], [2, 2]), None, reject="label out of range")
+
+# Ten classes, 400 records, for all three metrics (appended last: earlier cases keep their data).
+P10 = dirichlet(400, 10, 0.2)
+y10 = np.array([rng.choice(10, p=row) for row in P10])
+y10[:10] = np.arange(10)
+ll_case("ll-multi10", P10, y10)
+br_case("br-multi10", P10, y10)
+ce_case("ce-multi10", P10, y10)
+ce_case("ce-multi10-bins20-l2", P10, y10, 20, "l2")
 
 versions = {"scikit-learn": sklearn.__version__, "torchmetrics": torchmetrics.__version__,
             "torch": torch.__version__, "numpy": np.__version__, "python": sys.version.split()[0]}
