@@ -1,0 +1,170 @@
+package prob
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+const stateVersion = 1
+
+// machineEps is numpy's float64 machine epsilon: scikit-learn ≥ 1.5 clips every probability to
+// [eps, 1 − eps] before the logarithm.
+const machineEps = 0x1p-52
+
+// LogLoss is the `log_loss` metric (scikit-learn log_loss). It is immutable and safe for
+// concurrent use.
+type LogLoss struct {
+	hasEps    bool
+	eps       float64
+	normalize bool
+	sig       string
+}
+
+// NewLogLoss returns `log_loss`: preset `sklearn`; options `eps` (none, or a clip applied
+// before scikit-learn's own) and `normalize` (mean, or the sum when false).
+func NewLogLoss(o *core.Options) (core.Metric, error) {
+	compat := o.String("compat", "sklearn", "sklearn")
+	m := &LogLoss{normalize: o.Bool("normalize", true)}
+	epsName := "none"
+	if s := strings.TrimSpace(o.String("eps", "none")); s != "none" {
+		f, err := strconv.ParseFloat(s, 64)
+		switch {
+		case err != nil:
+			o.Problem("eps", "must be a number or none, got %q", s)
+		case !(f > 0 && f < 0.5):
+			o.Problem("eps", "must be in (0, 0.5), got %v", f)
+		default:
+			m.hasEps, m.eps, epsName = true, f, core.FormatFloat(f)
+		}
+	}
+	m.sig = fmt.Sprintf("type:log_loss|compat:%s|eps:%s|normalize:%t|version:%s", compat, epsName, m.normalize, implVersion)
+	return m, nil
+}
+
+// Roles lists prediction and label.
+func (m *LogLoss) Roles() []core.Role { return roles }
+
+// Signature identifies the metric and its options.
+func (m *LogLoss) Signature() string { return m.sig }
+
+// Check validates the prediction and the label.
+func (m *LogLoss) Check(ex *core.Example) error {
+	_, err := read(ex)
+	return err
+}
+
+// NewState returns an empty state.
+func (m *LogLoss) NewState() core.State { return &LogLossState{m: m, shape: newShape()} }
+
+func (m *LogLoss) clip(p float64) float64 {
+	if m.hasEps {
+		p = min(max(p, m.eps), 1-m.eps)
+	}
+	return p
+}
+
+// term is one record's −log p(label), with p rounded and clipped as scikit-learn does: a
+// binary prediction p becomes the columns [1 − p, p] (1 − p rounded), and every column is
+// clipped to [machineEps, 1 − machineEps]. Rows are not renormalised (sklearn only warns).
+func (m *LogLoss) term(r *record) float64 {
+	var q float64
+	if r.width == 1 {
+		q = m.clip(r.p)
+		if r.label == 0 {
+			q = 1 - q
+		}
+	} else {
+		q = m.clip(r.xs[r.label])
+	}
+	return -math.Log(min(max(q, machineEps), 1-machineEps))
+}
+
+// LogLossState holds the record count, the exact sum of the per-record losses and the shape
+// of the records (a few hundred bytes). It is not safe for concurrent use.
+type LogLossState struct {
+	m     *LogLoss
+	n     int64
+	sum   core.Sum
+	shape shape
+}
+
+// Add folds one record weight times; records Check rejects are ignored.
+func (s *LogLossState) Add(ex *core.Example, weight int64) {
+	r, err := read(ex)
+	if err != nil || weight <= 0 {
+		return
+	}
+	s.n += weight
+	s.sum.AddWeighted(s.m.term(&r), weight)
+	s.shape.add(&r)
+}
+
+// Merge adds other's count and sum exactly.
+func (s *LogLossState) Merge(other core.State) error {
+	o, ok := other.(*LogLossState)
+	if !ok || o.m.sig != s.m.sig {
+		return core.Incompatible(s, other)
+	}
+	s.n += o.n
+	s.sum.Merge(&o.sum)
+	s.shape.merge(&o.shape)
+	return nil
+}
+
+// MarshalBinary writes the signature, the count, the sum and the shape.
+func (s *LogLossState) MarshalBinary() ([]byte, error) {
+	var e core.Encoder
+	e.Byte(stateVersion)
+	e.String(s.m.sig)
+	e.Varint(s.n)
+	e.Sum(&s.sum)
+	s.shape.encode(&e)
+	return e.B, nil
+}
+
+// DecodeState reads a state written by MarshalBinary.
+func (m *LogLoss) DecodeState(b []byte) (core.State, error) {
+	d := core.NewDecoder(b)
+	if err := decodeHeader(d, "log_loss", stateVersion, m.sig); err != nil {
+		return nil, err
+	}
+	s := &LogLossState{m: m, shape: newShape()}
+	s.n = d.Varint()
+	s.sum = d.Sum()
+	if err := s.shape.decode(d); err != nil {
+		return nil, err
+	}
+	if err := d.Finish(); err != nil {
+		return nil, err
+	}
+	if s.n < 0 {
+		return nil, corrupt("log_loss: negative count")
+	}
+	return s, nil
+}
+
+// Result is the mean (or, with normalize false, the sum) of the per-record losses.
+func (s *LogLossState) Result() core.Result {
+	details := map[string]any{"n": s.n}
+	if s.n == 0 {
+		return core.Undefined("no records", details)
+	}
+	if s.shape.ragged {
+		return core.Undefined("ragged scores", details)
+	}
+	if reason := s.shape.classCheck(details); reason != "" {
+		return core.Undefined(reason, details)
+	}
+	v := s.sum.Float()
+	if s.m.normalize {
+		v /= float64(s.n)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return core.Undefined("overflow", details)
+	}
+	return core.Result{Value: v, Details: details}
+}

@@ -1,0 +1,307 @@
+package prob
+
+import (
+	"math"
+	"testing"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/stretchr/testify/require"
+)
+
+func ex(pred, label any) *core.Example {
+	vals := []core.Value{{Kind: core.Missing}, {Kind: core.Missing}}
+	if pred != nil {
+		vals[0] = core.FromJSON(pred)
+	}
+	if label != nil {
+		vals[1] = core.FromJSON(label)
+	}
+	return &core.Example{Values: vals}
+}
+
+func build(t *testing.T, typ string, opts map[string]any) core.Metric {
+	t.Helper()
+	o := core.NewOptions(opts)
+	m, err := ctor(typ, o)
+	require.NoError(t, err)
+	require.NoError(t, o.Err())
+	return m
+}
+
+func TestOptionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		typ  string
+		opts map[string]any
+		want string
+	}{
+		{"log_loss", map[string]any{"eps": "tiny"}, "eps: must be a number or none"},
+		{"log_loss", map[string]any{"eps": 0.0}, "eps: must be in (0, 0.5)"},
+		{"log_loss", map[string]any{"eps": 0.5}, "eps: must be in (0, 0.5)"},
+		{"log_loss", map[string]any{"normalize": "maybe"}, "normalize: must be true or false"},
+		{"log_loss", map[string]any{"compat": "torchmetrics"}, "compat: must be one of sklearn"},
+		{"log_loss", map[string]any{"pos_label": 0}, "pos_label: unknown option"},
+		{"brier", map[string]any{"pos_label": 2}, "pos_label: must be <= 1"},
+		{"brier", map[string]any{"eps": 0.1}, "eps: unknown option"},
+		{"calibration_error", map[string]any{"n_bins": 0}, "n_bins: must be >= 1"},
+		{"calibration_error", map[string]any{"n_bins": MaxBins + 1}, "n_bins: must be <= 100000"},
+		{"calibration_error", map[string]any{"n_bins": 2.5}, "n_bins: must be an integer"},
+		{"calibration_error", map[string]any{"norm": "l3"}, "norm: must be one of l1|l2|max"},
+		{"calibration_error", map[string]any{"compat": "sklearn"}, "compat: must be one of torchmetrics"},
+	} {
+		t.Run(tc.typ+"/"+tc.want, func(t *testing.T) {
+			o := core.NewOptions(tc.opts)
+			_, err := ctor(tc.typ, o)
+			require.NoError(t, err)
+			require.ErrorContains(t, o.Err(), tc.want)
+		})
+	}
+}
+
+func TestSignatures(t *testing.T) {
+	sigs := map[string]bool{}
+	for _, tc := range []struct {
+		typ  string
+		opts map[string]any
+		want string
+	}{
+		{"log_loss", nil, "type:log_loss|compat:sklearn|eps:none|normalize:true|version:1"},
+		{"log_loss", map[string]any{"eps": "1e-15", "normalize": false}, "type:log_loss|compat:sklearn|eps:1e-15|normalize:false|version:1"},
+		{"brier", nil, "type:brier|compat:sklearn|pos_label:1|version:1"},
+		{"brier", map[string]any{"pos_label": 0}, "type:brier|compat:sklearn|pos_label:0|version:1"},
+		{"calibration_error", nil, "type:calibration_error|compat:torchmetrics|n_bins:15|norm:l1|version:1"},
+		{"calibration_error", map[string]any{"n_bins": "7", "norm": "max"}, "type:calibration_error|compat:torchmetrics|n_bins:7|norm:max|version:1"},
+	} {
+		sig := build(t, tc.typ, tc.opts).Signature()
+		require.Equal(t, tc.want, sig)
+		sigs[sig] = true
+	}
+	require.Len(t, sigs, 6)
+}
+
+func TestRejections(t *testing.T) {
+	list := []any{0.2, 0.8}
+	for _, tc := range []struct {
+		name        string
+		typ         string
+		opts        map[string]any
+		pred, label any
+		reason      string
+		field       string
+	}{
+		{"missing prediction", "log_loss", nil, nil, 1, "missing field", "prediction"},
+		{"missing label", "brier", nil, 0.5, nil, "missing field", "label"},
+		{"string prediction", "calibration_error", nil, "0.5", 1, "wrong type", "prediction"},
+		{"string list", "log_loss", nil, []any{"a", "b"}, 1, "wrong type", "prediction"},
+		{"empty list", "brier", nil, []any{}, 0, "wrong length", "prediction"},
+		{"NaN", "log_loss", nil, math.NaN(), 1, "non-finite value", "prediction"},
+		{"Inf in list", "calibration_error", nil, []any{0.5, math.Inf(1)}, 1, "non-finite value", "prediction"},
+		{"above 1", "log_loss", nil, 1.0000000000000002, 1, "probability out of range", "prediction"},
+		{"negative in list", "calibration_error", nil, []any{0.5, -0.25, 0.75}, 1, "probability out of range", "prediction"},
+		{"one-element list above 1", "brier", nil, []any{2.0}, 1, "probability out of range", "prediction"},
+		{"fractional label", "log_loss", nil, 0.5, 0.5, "wrong type", "label"},
+		{"NaN label", "brier", nil, 0.5, math.NaN(), "non-finite value", "label"},
+		{"list label", "calibration_error", nil, 0.5, []any{0.0, 1.0}, "wrong type", "label"},
+		{"negative label", "log_loss", nil, list, -1, "label out of range", "label"},
+		{"binary label 2", "calibration_error", nil, 0.5, 2, "label out of range", "label"},
+		{"label beyond list", "brier", nil, list, 2, "label out of range", "label"},
+		{"pos_label with a list", "brier", map[string]any{"pos_label": 1}, list, 1, "wrong type", "prediction"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := build(t, tc.typ, tc.opts)
+			err := m.Check(ex(tc.pred, tc.label))
+			var re *core.RecordError
+			require.ErrorAs(t, err, &re)
+			require.Equal(t, tc.reason, re.Reason, err.Error())
+			require.Equal(t, tc.field, re.Field)
+			// A rejected record added anyway changes nothing.
+			s := m.NewState()
+			s.Add(ex(tc.pred, tc.label), 1)
+			require.Equal(t, "no records", s.Result().Reason)
+		})
+	}
+	// Accepted edge shapes: integer and boolean probabilities, a one-element list, an
+	// integral float label, and a list with pos_label left unset.
+	for _, typ := range []string{"log_loss", "brier", "calibration_error"} {
+		m := build(t, typ, nil)
+		for _, e := range []*core.Example{ex(1, 1), ex(true, false), ex([]any{0.5}, 1), ex(0.5, 1.0), ex(list, 1)} {
+			require.NoError(t, m.Check(e), typ)
+		}
+	}
+}
+
+func TestNullResults(t *testing.T) {
+	three := []any{0.2, 0.3, 0.5}
+	for _, tc := range []struct {
+		typ    string
+		recs   [][2]any
+		reason string
+	}{
+		{"log_loss", nil, "no records"},
+		{"brier", nil, "no records"},
+		{"calibration_error", nil, "no records"},
+		{"log_loss", [][2]any{{0.5, 0}, {three, 2}}, "ragged scores"},
+		{"brier", [][2]any{{[]any{0.5, 0.5}, 1}, {three, 2}}, "ragged scores"},
+		{"calibration_error", [][2]any{{0.5, 0}, {three, 2}}, "ragged scores"},
+		{"log_loss", [][2]any{{0.5, 0}, {0.9, 0}}, "fewer than 2 classes"},
+		{"brier", [][2]any{{three, 0}}, "fewer than 2 classes"},
+		{"log_loss", [][2]any{{three, 1}, {three, 0}}, "class count mismatch"},
+		{"brier", [][2]any{{three, 1}}, "class count mismatch"},
+	} {
+		m := build(t, tc.typ, nil)
+		s := m.NewState()
+		for _, r := range tc.recs {
+			e := ex(r[0], r[1])
+			require.NoError(t, m.Check(e))
+			s.Add(e, 1)
+		}
+		res := s.Result()
+		require.Nil(t, res.Value, "%s %v", tc.typ, tc.recs)
+		require.Equal(t, tc.reason, res.Reason, "%s %v", tc.typ, tc.recs)
+		require.Equal(t, tc.reason, res.Details["reason"])
+	}
+	// A binary Brier score needs no second class (sklearn's binary path accepts one).
+	m := build(t, "brier", nil)
+	s := m.NewState()
+	s.Add(ex(0.25, 0), 1)
+	require.Equal(t, 0.0625, s.Result().Value)
+}
+
+// TestRaggedAcrossShards: widths seen only in different shards still make the merged state
+// ragged, whatever the merge order.
+func TestRaggedAcrossShards(t *testing.T) {
+	for _, typ := range []string{"log_loss", "brier", "calibration_error"} {
+		m := build(t, typ, nil)
+		a, b, c := m.NewState(), m.NewState(), m.NewState()
+		a.Add(ex([]any{0.5, 0.5}, 1), 1)
+		b.Add(ex([]any{0.5, 0.5}, 0), 1)
+		c.Add(ex([]any{0.2, 0.3, 0.5}, 2), 1)
+		require.NoError(t, a.Merge(b))
+		require.NotNil(t, a.Result().Value, typ)
+		require.NoError(t, c.Merge(a))
+		require.Equal(t, "ragged scores", c.Result().Reason, typ)
+		require.NoError(t, a.Merge(c))
+		require.Equal(t, "ragged scores", a.Result().Reason, typ)
+	}
+}
+
+func TestLogLossValues(t *testing.T) {
+	// Hand-computed: p(label) = 0.8 and 1 − 0.25; with eps 0.1 the 0 becomes 0.1, 1 becomes 0.9.
+	m := build(t, "log_loss", nil)
+	s := m.NewState()
+	s.Add(ex(0.8, 1), 1)
+	s.Add(ex(0.25, 0), 1)
+	require.InDelta(t, (-math.Log(0.8)-math.Log(0.75))/2, s.Result().Value.(float64), 1e-15)
+
+	m = build(t, "log_loss", map[string]any{"eps": 0.1, "normalize": false})
+	s = m.NewState()
+	s.Add(ex([]any{1.0, 0.0}, 1), 1)
+	s.Add(ex([]any{1.0, 0.0}, 0), 2)
+	require.InDelta(t, -math.Log(0.1)-2*math.Log(0.9), s.Result().Value.(float64), 1e-15)
+
+	// Without eps, p = 0 is clipped to machine epsilon: −ln(2^-52) = 52 ln 2.
+	m = build(t, "log_loss", map[string]any{"normalize": false})
+	s = m.NewState()
+	s.Add(ex(0.0, 1), 1)
+	s.Add(ex(1.0, 1), 1)
+	require.InDelta(t, 52*math.Ln2, s.Result().Value.(float64), 1e-13)
+}
+
+func TestBrierValues(t *testing.T) {
+	m := build(t, "brier", map[string]any{"pos_label": 0})
+	s := m.NewState()
+	s.Add(ex(0.75, 0), 1) // P(label 0) = 0.75, label 0: (1 − 0.75)²
+	s.Add(ex(0.5, 1), 1)  // (0 − 0.5)²
+	require.Equal(t, (0.0625+0.25)/2, s.Result().Value)
+
+	// Three columns are not halved; two are.
+	m = build(t, "brier", nil)
+	s = m.NewState()
+	s.Add(ex([]any{0.5, 0.25, 0.25}, 0), 1)
+	s.Add(ex([]any{0.0, 0.0, 1.0}, 2), 1)
+	s.Add(ex([]any{0.0, 1.0, 0.0}, 1), 1)
+	require.Equal(t, (0.25+0.0625+0.0625)/3, s.Result().Value)
+	s = m.NewState()
+	s.Add(ex([]any{0.75, 0.25}, 1), 1)
+	s.Add(ex([]any{0.75, 0.25}, 0), 1)
+	require.Equal(t, (2*0.5625+2*0.0625)/2/2, s.Result().Value)
+}
+
+func TestBins(t *testing.T) {
+	m := build(t, "calibration_error", map[string]any{"n_bins": 5}).(*Calibration)
+	require.Equal(t, []float64{0, 0.2, 0.4, 0.6, 0.8, 1}, m.edges64)
+	for _, tc := range []struct {
+		c    float64
+		want int
+	}{{0, 0}, {0.1999, 0}, {0.2, 1}, {0.5999999999999999, 2}, {0.6, 3}, {0.9999999999999999, 4}, {1, 5}} {
+		require.Equal(t, tc.want, bin(m.edges64, tc.c), "%v", tc.c)
+	}
+	// float32 with 15 bins (torch's values): edge 3 is 0.20000001788, above float32(0.2), so a
+	// multiclass confidence of 0.2 lands in bin 2 while a binary (float64) 0.2 is on edge 3.
+	m = build(t, "calibration_error", nil).(*Calibration)
+	require.Equal(t, float32(0.20000001788139343), m.edges32[3])
+	require.Equal(t, 2, bin(m.edges32, float32(0.2)))
+	require.Equal(t, 3, bin(m.edges64, 0.2))
+	require.Equal(t, float32(0.5999999642372131), m.edges32[9])
+	require.Equal(t, 9, bin(m.edges32, float32(0.6)))
+	require.Equal(t, 15, bin(m.edges32, float32(1)))
+
+	// Every edge goes to its own (upper) bin; edges are increasing.
+	for _, n := range []int{1, 2, 3, 7, 15, 100, 999, MaxBins} {
+		e64, e32 := linspace(n)
+		require.Len(t, e64, n+1)
+		require.Equal(t, 0.0, e64[0])
+		require.Equal(t, 1.0, e64[n])
+		for i := range e64 {
+			require.Equal(t, i, bin(e64, e64[i]))
+			require.Equal(t, i, bin(e32, e32[i]))
+		}
+	}
+}
+
+func TestCalibrationValues(t *testing.T) {
+	// Two bins. Bin 0: confidences 0.25, 0.25, one correct: |0.5 − 0.25| = 0.25.
+	// Bin 1: 0.75 correct: |1 − 0.75| = 0.25. Bin 2 (exactly 1.0): correct: 0.
+	recs := [][2]any{{0.25, 1}, {0.25, 0}, {0.75, 1}, {1.0, 1}}
+	for norm, want := range map[string]float64{
+		"l1":  (0.25*2 + 0.25*1) / 4,
+		"l2":  math.Sqrt((0.0625*2 + 0.0625) / 4),
+		"max": 0.25,
+	} {
+		m := build(t, "calibration_error", map[string]any{"n_bins": 2, "norm": norm})
+		s := m.NewState()
+		for _, r := range recs {
+			s.Add(ex(r[0], r[1]), 1)
+		}
+		require.InDelta(t, want, s.Result().Value.(float64), 1e-15, norm)
+	}
+	// Multiclass: top-1 is the first maximum; a tie picks class 0.
+	m := build(t, "calibration_error", map[string]any{"n_bins": 2})
+	s := m.NewState()
+	s.Add(ex([]any{0.5, 0.5}, 0), 1)
+	s.Add(ex([]any{0.5, 0.5}, 1), 1)
+	require.Equal(t, 0.0, s.Result().Value)
+}
+
+func TestDecodeState(t *testing.T) {
+	for _, typ := range []string{"log_loss", "brier", "calibration_error"} {
+		m := build(t, typ, nil)
+		s := m.NewState()
+		s.Add(ex([]any{0.25, 0.75}, 1), 2)
+		b, err := s.MarshalBinary()
+		require.NoError(t, err)
+		back, err := m.DecodeState(b)
+		require.NoError(t, err)
+		require.Equal(t, s.Result(), back.Result())
+
+		_, err = m.DecodeState(append(append([]byte(nil), b...), 0))
+		require.ErrorIs(t, err, core.ErrCorruptState, typ)
+		_, err = m.DecodeState([]byte{9})
+		require.ErrorIs(t, err, core.ErrCorruptState, typ)
+
+		other := map[string]map[string]any{"log_loss": {"normalize": false}, "brier": {"pos_label": 0}, "calibration_error": {"n_bins": 3}}[typ]
+		o := build(t, typ, other)
+		_, err = o.DecodeState(b)
+		require.ErrorIs(t, err, core.ErrIncompatible, typ)
+		require.ErrorIs(t, o.NewState().Merge(s), core.ErrIncompatible, typ)
+	}
+}
