@@ -12,6 +12,7 @@ import (
 	"github.com/evalstream/evalstream/metrics/bleu"
 	"github.com/evalstream/evalstream/metrics/classify"
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/rank"
 	"github.com/evalstream/evalstream/metrics/regress"
 	"github.com/evalstream/evalstream/metrics/rouge"
 	"github.com/evalstream/evalstream/metrics/text"
@@ -53,6 +54,10 @@ var constructors = map[string]constructor{
 	"explained_variance": regress.NewExplainedVariance,
 	"cohen_kappa":        classify.NewCohenKappa,
 	"balanced_accuracy":  classify.NewBalancedAccuracy,
+
+	// ranking of scores: AUROC and average precision (issue 16)
+	"auroc":             rank.NewAUROC,
+	"average_precision": rank.NewAveragePrecision,
 }
 
 // Types lists the metric types in catalogue order.
@@ -70,6 +75,7 @@ func Docs() []core.Doc {
 	for _, ds := range [][]core.Doc{bleu.Docs(), rouge.Docs(), text.Docs(), classify.Docs(), regress.Docs(), asr.Docs()} {
 		all = append(all, ds...)
 	}
+	all = append(all, rank.Docs()...)
 	return all
 }
 

@@ -250,9 +250,11 @@ func tmBinnedAUC(cv curve, maxFPR float64) float64 {
 	return tmAUCFrom(fpr, tpr, maxFPR)
 }
 
-// tmAP is torchmetrics' binary average precision on an exact curve (no clipping at 0; NaN
-// precision or recall counted as 0).
-func tmAP(cv curve) float64 {
+// tmAP is torchmetrics' binary average precision on an exact curve (no clipping at 0). With
+// no positives recall is 0/0: torchmetrics replaces it by 1 only when every target of the
+// input is 0 (recallOnes: always in binary, only when every label is 0 in multiclass);
+// otherwise the class scores NaN, which the multiclass averages leave out.
+func tmAP(cv curve, recallOnes bool) float64 {
 	n := len(cv.tps)
 	if n == 0 {
 		return 0
@@ -263,6 +265,9 @@ func tmAP(cv curve) float64 {
 		j := n - 1 - i
 		prec[i] = cv.tps[j] / (cv.tps[j] + cv.fps[j])
 		if cv.pos == 0 {
+			if !recallOnes {
+				return math.NaN()
+			}
 			rec[i] = 1
 		} else {
 			rec[i] = cv.tps[j] / float64(cv.pos)
@@ -354,7 +359,15 @@ func (m *Metric) binaryScore(t *table, col *column, keys []float64, rows [][]int
 	case m.compat == compatSklearn:
 		return skAP(cv)
 	default:
-		return tmAP(cv)
+		// torchmetrics tests "all targets are 0" on the whole target: in multiclass, on
+		// the class ids.
+		allZero := true
+		for _, r := range rows {
+			for _, c := range r[1:] {
+				allZero = allZero && c == 0
+			}
+		}
+		return tmAP(cv, t.width == 2 || allZero)
 	}
 }
 
