@@ -76,6 +76,34 @@ func binnedCurve(counts []int64, nlab, T, pos int) curve {
 	return cv
 }
 
+// binnedBound bounds |binned AUROC − exact AUROC| for positives pos: Σ_j p_j·n_j / (2·P·N)
+// over the bins j, half the share of positive–negative pairs whose scores share a bin.
+// Between two thresholds the binned curve is a straight line, which credits every such
+// pair ½ where the exact curve credits 0, ½ or 1; the top bin (scores equal to 1.0, all tied)
+// is credited 0 because torchmetrics' curve does not start at (0, 0), exactly ½ too little.
+// Pairs in different bins are ordered alike by both curves. 0 when a class is missing.
+func binnedBound(counts []int64, nlab, pos int) float64 {
+	var P, N float64
+	var same float64
+	for j := 0; j < len(counts)/nlab; j++ {
+		var p, n int64
+		for l, c := range counts[j*nlab : (j+1)*nlab] {
+			if l == pos {
+				p += c
+			} else {
+				n += c
+			}
+		}
+		P += float64(p)
+		N += float64(n)
+		same += float64(p) * float64(n)
+	}
+	if P == 0 || N == 0 {
+		return 0
+	}
+	return same / (2 * P * N)
+}
+
 // trapezoid is scipy.integrate.trapezoid(y, x): Σ (x[i+1]−x[i])·(y[i+1]+y[i])/2, summed as
 // numpy sums. Conversions stop the compiler from fusing multiply-adds numpy rounds apart.
 func trapezoid(x, y []float64) float64 {
@@ -323,6 +351,21 @@ func (s *State) Result() core.Result {
 		n += c
 	}
 	details := map[string]any{"records": n, "support": totals}
+	if m.kind == kAUROC && m.thresholds > 0 {
+		bounds := make([]float64, len(t.cols))
+		for c := range t.cols {
+			pos := c
+			if t.width == 2 {
+				pos = 1
+			}
+			bounds[c] = binnedBound(t.cols[c].counts, t.nlab, pos)
+		}
+		if t.width == 2 {
+			details["bin_error_bound"] = bounds[0]
+		} else {
+			details["bin_error_bound"] = bounds
+		}
+	}
 	if t.width == 2 {
 		v := m.binary(t, &t.cols[0])
 		if math.IsNaN(v) {
