@@ -169,10 +169,18 @@ func (m *Metric) NewState() core.State { return &State{m: m} }
 // sample is one decoded record: the score list (binary: one score, the positive class's),
 // the label and the width key of its table (2 for binary, C for C ≥ 3 classes).
 type sample struct {
-	scores []float64
-	one    [1]float64
+	x      float64   // binary: the score of class 1
+	scores []float64 // multiclass: aliases the record's list
 	label  int
 	width  int
+}
+
+// score returns the score of column c.
+func (s *sample) score(c int) float64 {
+	if s.width == 2 {
+		return s.x
+	}
+	return s.scores[c]
 }
 
 // Check validates one record.
@@ -194,9 +202,7 @@ func (m *Metric) decode(ex *core.Example, s *sample) error {
 	case core.Missing, core.Null:
 		return core.Reject("missing field", "prediction", "need a score or a list of scores")
 	case core.Float, core.Int:
-		f, _ := pv.Number()
-		s.one[0] = f
-		s.scores = s.one[:]
+		s.x, _ = pv.Number()
 		s.width = 2
 	case core.FloatList:
 		xs := pv.Floats
@@ -207,8 +213,7 @@ func (m *Metric) decode(ex *core.Example, s *sample) error {
 			return core.Reject("wrong length", "prediction", "%d scores, at most %d classes", len(xs), MaxClasses)
 		case len(xs) == 2:
 			// A 2-element list is binary: its second element is P(class 1).
-			s.one[0] = xs[1]
-			s.scores = s.one[:]
+			s.x = xs[1]
 			s.width = 2
 		default:
 			s.scores = xs
@@ -222,7 +227,8 @@ func (m *Metric) decode(ex *core.Example, s *sample) error {
 	default:
 		return core.Reject("wrong type", "prediction", "need a score or a list of numbers, got %s", pv.Kind)
 	}
-	for i, x := range s.scores {
+	for i := range ncols(s.width) {
+		x := s.score(i)
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return core.Reject("non-finite value", "prediction", "score %v at index %d", x, i)
 		}

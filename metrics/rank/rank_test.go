@@ -186,3 +186,30 @@ func TestStateDecoding(t *testing.T) {
 		require.ErrorIs(t, st.Merge(other.NewState()), core.ErrIncompatible)
 	}
 }
+
+// TestBucket checks the arithmetic bucket lookup against a linear count, on the thresholds,
+// their float64 neighbours and random scores.
+func TestBucket(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, n := range []int{2, 3, 7, 11, 100, 1000, 4097} {
+		m, err := build(t, "auroc", map[string]any{"compat": "torchmetrics", "thresholds": n})
+		require.NoError(t, err)
+		r := m.(*Metric)
+		var xs []float64
+		for _, th := range r.thr {
+			xs = append(xs, th, math.Nextafter(th, 2), math.Nextafter(th, -1))
+		}
+		for i := 0; i < 2000; i++ {
+			xs = append(xs, rng.Float64())
+		}
+		for _, x := range xs {
+			want := 0
+			for _, th := range r.thr {
+				if th <= x {
+					want++
+				}
+			}
+			require.Equal(t, want, r.bucket(x), "n=%d x=%v", n, x)
+		}
+	}
+}

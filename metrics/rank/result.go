@@ -18,11 +18,13 @@ type curve struct {
 // exactCurve builds the curve of column col with positives = label pos and negatives = label
 // neg (neg < 0: every other label). Scores with no record of either class are skipped, as
 // numpy's masking drops those records.
-func exactCurve(keys []float64, rows [][]int64, pos, neg int) curve {
+func exactCurve(col *column, nlab, pos, neg int) curve {
 	var cv curve
 	var tp, fp int64
-	for i := len(keys) - 1; i >= 0; i-- {
-		r := rows[i]
+	cv.tps = make([]float64, 0, len(col.keys))
+	cv.fps = make([]float64, 0, len(col.keys))
+	for i := len(col.keys) - 1; i >= 0; i-- {
+		r := col.counts[i*nlab : (i+1)*nlab]
 		p := r[pos]
 		var n int64
 		if neg >= 0 {
@@ -345,6 +347,10 @@ func (s *State) Result() core.Result {
 		return core.Undefined("ragged scores", map[string]any{"widths": widths})
 	}
 	t := s.tables[0]
+	for c := range t.cols {
+		// Compacting does not change what the state represents.
+		t.cols[c].compact(t.nlab)
+	}
 	totals := labelTotals(t)
 	var n int64
 	for _, c := range totals {
@@ -385,7 +391,7 @@ func labelTotals(t *table) []int64 {
 }
 
 // binaryScore scores one column with positives pos and negatives neg (neg < 0: the rest).
-func (m *Metric) binaryScore(t *table, col *column, keys []float64, rows [][]int64, pos, neg int) float64 {
+func (m *Metric) binaryScore(t *table, col *column, pos, neg int, recallOnes bool) float64 {
 	if m.thresholds > 0 {
 		cv := binnedCurve(col.counts, t.nlab, m.thresholds, pos)
 		if m.kind == kAUROC {
@@ -393,7 +399,7 @@ func (m *Metric) binaryScore(t *table, col *column, keys []float64, rows [][]int
 		}
 		return tmBinnedAP(cv)
 	}
-	cv := exactCurve(keys, rows, pos, neg)
+	cv := exactCurve(col, t.nlab, pos, neg)
 	switch {
 	case m.kind == kAUROC && m.compat == compatSklearn:
 		return skAUC(cv, m.maxFPR)
@@ -402,25 +408,12 @@ func (m *Metric) binaryScore(t *table, col *column, keys []float64, rows [][]int
 	case m.compat == compatSklearn:
 		return skAP(cv)
 	default:
-		// torchmetrics tests "all targets are 0" on the whole target: in multiclass, on
-		// the class ids.
-		allZero := true
-		for _, r := range rows {
-			for _, c := range r[1:] {
-				allZero = allZero && c == 0
-			}
-		}
-		return tmAP(cv, t.width == 2 || allZero)
+		return tmAP(cv, recallOnes)
 	}
 }
 
 func (m *Metric) binary(t *table, col *column) float64 {
-	var keys []float64
-	var rows [][]int64
-	if m.thresholds == 0 {
-		keys, rows = col.sortedRows(t.nlab)
-	}
-	return m.binaryScore(t, col, keys, rows, 1, 0)
+	return m.binaryScore(t, col, 1, 0, true)
 }
 
 func (m *Metric) multiclass(t *table, totals []int64, details map[string]any) core.Result {
@@ -441,19 +434,18 @@ func (m *Metric) multiclass(t *table, totals []int64, details map[string]any) co
 			}
 		}
 	}
-	keys := make([][]float64, C)
-	rows := make([][][]int64, C)
-	if m.thresholds == 0 {
-		for c := range t.cols {
-			keys[c], rows[c] = t.cols[c].sortedRows(t.nlab)
-		}
-	}
 	if m.multiClass == "ovo" {
-		return m.ovo(t, totals, keys, rows, details)
+		return m.ovo(t, totals, details)
+	}
+	// torchmetrics' average precision sets recall to 1 for a class without positives only
+	// when every target is 0: it tests the class ids, not the class.
+	recallOnes := true
+	for _, n := range totals[1:] {
+		recallOnes = recallOnes && n == 0
 	}
 	scores := make([]float64, C)
 	for c := range scores {
-		scores[c] = m.binaryScore(t, &t.cols[c], keys[c], rows[c], c, -1)
+		scores[c] = m.binaryScore(t, &t.cols[c], c, -1, recallOnes)
 	}
 	if m.compat == compatTorchmetrics {
 		return tmReduce(scores, totals, m.average, details)
@@ -493,7 +485,7 @@ func weightedAverage(a, w []float64) float64 {
 }
 
 // ovo is scikit-learn's Hand & Till one-vs-one average over the pairs of classes present.
-func (m *Metric) ovo(t *table, totals []int64, keys [][]float64, rows [][][]int64, details map[string]any) core.Result {
+func (m *Metric) ovo(t *table, totals []int64, details map[string]any) core.Result {
 	var labels []int
 	var n int64
 	for c, k := range totals {
@@ -505,8 +497,8 @@ func (m *Metric) ovo(t *table, totals []int64, keys [][]float64, rows [][][]int6
 	var pairs, prev []float64
 	for i, a := range labels {
 		for _, b := range labels[i+1:] {
-			sa := m.binaryScore(t, &t.cols[a], keys[a], rows[a], a, b)
-			sb := m.binaryScore(t, &t.cols[b], keys[b], rows[b], b, a)
+			sa := m.binaryScore(t, &t.cols[a], a, b, false)
+			sb := m.binaryScore(t, &t.cols[b], b, a, false)
 			pairs = append(pairs, (sa+sb)/2)
 			prev = append(prev, float64(totals[a]+totals[b])/float64(n))
 		}

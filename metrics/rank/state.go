@@ -4,19 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
-
-// column holds, for one score column, the count of records of each label per score: exact
-// mode keys distinct score values (keys[i] owns counts[i*nlab:(i+1)*nlab]); binned mode has
-// one row per threshold bucket (bucket j = scores with exactly j thresholds <= score).
-type column struct {
-	idx    map[float64]int32
-	keys   []float64
-	counts []int64
-}
 
 // table is the state of the records of one width: binary (width 2: one column, labels 0/1)
 // or C ≥ 3 classes (C columns, labels 0..C-1).
@@ -31,8 +21,6 @@ func (m *Metric) newTable(width int) *table {
 	for i := range t.cols {
 		if m.thresholds > 0 {
 			t.cols[i].counts = make([]int64, (m.thresholds+1)*t.nlab)
-		} else {
-			t.cols[i].idx = map[float64]int32{}
 		}
 	}
 	return t
@@ -45,24 +33,19 @@ func ncols(width int) int {
 	return width
 }
 
-// row returns the count row of score x (exact mode), adding it when new.
-func (c *column) row(x float64, nlab int) []int64 {
-	if x == 0 {
-		x = 0 // -0 and +0 are one score, as in numpy's sort and comparisons
-	}
-	i, ok := c.idx[x]
-	if !ok {
-		i = int32(len(c.keys))
-		c.idx[x] = i
-		c.keys = append(c.keys, x)
-		c.counts = append(c.counts, make([]int64, nlab)...)
-	}
-	return c.counts[int(i)*nlab : int(i+1)*nlab]
-}
-
-// bucket is the number of thresholds <= x.
+// bucket is the number of thresholds <= x. The thresholds are within an ulp of i/(N−1), so
+// x·(N−1) lands on the right one or a neighbour.
 func (m *Metric) bucket(x float64) int {
-	return sort.Search(len(m.thr), func(i int) bool { return m.thr[i] > x })
+	n := len(m.thr)
+	j := int(x * float64(n-1))
+	j = min(max(j, 0), n-1)
+	for j+1 < n && m.thr[j+1] <= x {
+		j++
+	}
+	for j >= 0 && m.thr[j] > x {
+		j--
+	}
+	return j + 1
 }
 
 // State is the mergeable state of auroc and average_precision: one table per score-list
@@ -91,12 +74,12 @@ func (s *State) Add(ex *core.Example, weight int64) {
 	}
 	t := s.table(smp.width)
 	for c := range t.cols {
-		x := smp.scores[c]
+		x := smp.score(c)
 		col := &t.cols[c]
 		if s.m.thresholds > 0 {
 			col.counts[s.m.bucket(x)*t.nlab+smp.label] += weight
 		} else {
-			col.row(x, t.nlab)[smp.label] += weight
+			col.add(x, smp.label, weight, t.nlab)
 		}
 	}
 }
@@ -117,31 +100,12 @@ func (s *State) Merge(other core.State) error {
 				}
 				continue
 			}
-			for i, x := range oc.keys {
-				r := col.row(x, t.nlab)
-				for j, n := range oc.counts[i*t.nlab : (i+1)*t.nlab] {
-					r[j] += n
-				}
-			}
+			// Compacting other does not change what it represents.
+			oc.compact(t.nlab)
+			col.mergeFrom(oc, t.nlab)
 		}
 	}
 	return nil
-}
-
-// sortedRows returns the column's keys in ascending order with their count rows.
-func (c *column) sortedRows(nlab int) ([]float64, [][]int64) {
-	order := make([]int, len(c.keys))
-	for i := range order {
-		order[i] = i
-	}
-	sort.Slice(order, func(a, b int) bool { return c.keys[order[a]] < c.keys[order[b]] })
-	keys := make([]float64, len(order))
-	rows := make([][]int64, len(order))
-	for i, j := range order {
-		keys[i] = c.keys[j]
-		rows[i] = c.counts[j*nlab : (j+1)*nlab]
-	}
-	return keys, rows
 }
 
 // MarshalBinary writes the signature and, per table, the count rows in ascending score
@@ -159,11 +123,11 @@ func (s *State) MarshalBinary() ([]byte, error) {
 				e.Int64s(col.counts)
 				continue
 			}
-			keys, rows := col.sortedRows(t.nlab)
-			e.Uvarint(uint64(len(keys)))
-			for i, x := range keys {
+			col.compact(t.nlab)
+			e.Uvarint(uint64(len(col.keys)))
+			for i, x := range col.keys {
 				e.Float64(x)
-				for _, n := range rows[i] {
+				for _, n := range col.counts[i*t.nlab : (i+1)*t.nlab] {
 					e.Varint(n)
 				}
 			}
@@ -219,9 +183,9 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 						return nil, corrupt("score keys not strictly ascending finite numbers")
 					}
 					last = x
-					r := col.row(x, t.nlab)
-					for j := range r {
-						r[j] = d.Varint()
+					col.keys = append(col.keys, x)
+					for j := 0; j < t.nlab; j++ {
+						col.counts = append(col.counts, d.Varint())
 					}
 				}
 			}
