@@ -62,7 +62,7 @@ type Metric struct {
 
 var roles = []core.Role{
 	{Name: "prediction", Field: "prediction", Required: true, Accepts: []core.Kind{core.Float, core.FloatList}},
-	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.Bool}},
+	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.Bool, core.Float}},
 }
 
 // NewAUROC returns the `auroc` metric (presets sklearn, torchmetrics).
