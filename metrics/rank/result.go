@@ -178,18 +178,18 @@ func skAUC(cv curve, maxFPR float64) float64 {
 	if cv.pos == 0 || cv.neg == 0 {
 		return math.NaN()
 	}
+	// Drop collinear points in place (the curve is ours), then prepend (0, 0) as rates.
 	tps, fps := cv.tps, cv.fps
 	if n := len(fps); n > 2 {
-		keepT := []float64{tps[0]}
-		keepF := []float64{fps[0]}
+		k := 1
 		for i := 1; i < n-1; i++ {
 			if fps[i+1]-2*fps[i]+fps[i-1] != 0 || tps[i+1]-2*tps[i]+tps[i-1] != 0 {
-				keepT = append(keepT, tps[i])
-				keepF = append(keepF, fps[i])
+				tps[k], fps[k] = tps[i], fps[i]
+				k++
 			}
 		}
-		tps = append(keepT, tps[n-1])
-		fps = append(keepF, fps[n-1])
+		tps[k], fps[k] = tps[n-1], fps[n-1]
+		tps, fps = tps[:k+1], fps[:k+1]
 	}
 	fpr := make([]float64, len(fps)+1)
 	tpr := make([]float64, len(tps)+1)
