@@ -28,7 +28,11 @@ func benchRecord(i int) (float64, int64) {
 
 // benchExact folds n records into auroc and average_precision states and computes both: the
 // work of `evalstream run` with both metrics, without file reading.
-func benchExact(b *testing.B, n int, opts map[string]any) {
+func benchExact(b *testing.B, n int, opts map[string]any) { benchFold(b, n, 0, opts) }
+
+// benchFold is benchExact with scores rounded to 1/grid when grid > 0 (grid+1 distinct
+// scores: memory stays bounded whatever n).
+func benchFold(b *testing.B, n, grid int, opts map[string]any) {
 	var ms []core.Metric
 	for _, typ := range []string{"auroc", "average_precision"} {
 		m, err := ctor(typ, core.NewOptions(opts))
@@ -44,6 +48,9 @@ func benchExact(b *testing.B, n int, opts map[string]any) {
 		states := []core.State{ms[0].NewState(), ms[1].NewState()}
 		for i := 0; i < n; i++ {
 			ex.Values[0].Float, ex.Values[1].Int = benchRecord(i)
+			if grid > 0 {
+				ex.Values[0].Float = math.Round(ex.Values[0].Float*float64(grid)) / float64(grid)
+			}
 			for k, m := range ms {
 				if m.Check(&ex) == nil {
 					states[k].Add(&ex, 1)
@@ -68,3 +75,6 @@ func BenchmarkExactBinary10M(b *testing.B) { benchExact(b, 10_000_000, nil) }
 func BenchmarkBinned1000Binary10M(b *testing.B) {
 	benchExact(b, 10_000_000, map[string]any{"compat": "torchmetrics", "thresholds": 1000})
 }
+
+// BenchmarkExactBinary10MGrid1e4: scores with 10^4 + 1 distinct values.
+func BenchmarkExactBinary10MGrid1e4(b *testing.B) { benchFold(b, 10_000_000, 10_000, nil) }

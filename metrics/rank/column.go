@@ -16,6 +16,7 @@ type column struct {
 	keys   []float64
 	counts []int64
 	pend   []entry
+	buf    []entry // radix sort scratch, kept to spare an allocation per compaction
 }
 
 // entry is a pending record: key is the score's sortable bits, lw is weight<<labelBits | label.
@@ -64,7 +65,10 @@ func (c *column) compact(nlab int) {
 	if len(c.pend) == 0 {
 		return
 	}
-	radixSort(c.pend)
+	if cap(c.buf) < len(c.pend) {
+		c.buf = make([]entry, len(c.pend))
+	}
+	radixSort(c.pend, c.buf[:len(c.pend)])
 	keys := make([]float64, 0, len(c.keys)+len(c.pend))
 	counts := make([]int64, 0, cap(keys)*nlab)
 	i := 0
@@ -110,9 +114,9 @@ func (c *column) mergeFrom(o *column, nlab int) {
 	c.compact(nlab)
 }
 
-// radixSort sorts entries by key (LSD, 16-bit digits, skipping digits that are all equal:
+// radixSort sorts entries by key, using buf (len(a) entries) as scratch (LSD, 16-bit digits, skipping digits that are all equal:
 // float32-quantised scores have 29 zero low bits).
-func radixSort(a []entry) {
+func radixSort(a, buf []entry) {
 	if len(a) < 64 {
 		for i := 1; i < len(a); i++ {
 			for j := i; j > 0 && a[j].key < a[j-1].key; j-- {
@@ -121,7 +125,6 @@ func radixSort(a []entry) {
 		}
 		return
 	}
-	buf := make([]entry, len(a))
 	src, dst := a, buf
 	var count [1 << 16]int
 	for shift := uint(0); shift < 64; shift += 16 {
