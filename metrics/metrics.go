@@ -13,6 +13,7 @@ import (
 	"github.com/evalstream/evalstream/metrics/classify"
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/prob"
+	"github.com/evalstream/evalstream/metrics/rank"
 	"github.com/evalstream/evalstream/metrics/regress"
 	"github.com/evalstream/evalstream/metrics/rouge"
 	"github.com/evalstream/evalstream/metrics/text"
@@ -55,7 +56,9 @@ var constructors = map[string]constructor{
 	"cohen_kappa":        classify.NewCohenKappa,
 	"balanced_accuracy":  classify.NewBalancedAccuracy,
 
-	// probability metrics: scikit-learn log loss and Brier, torchmetrics calibration error (issue 16)
+	// ranking and probability metrics (issue 16)
+	"auroc":             rank.NewAUROC,
+	"average_precision": rank.NewAveragePrecision,
 	"log_loss":          prob.NewLogLoss,
 	"brier":             prob.NewBrier,
 	"calibration_error": prob.NewCalibration,
@@ -73,7 +76,7 @@ func Types() []string {
 // Docs describes every metric type, in the order of the contract (metrics.md Part 1).
 func Docs() []core.Doc {
 	var all []core.Doc
-	for _, ds := range [][]core.Doc{bleu.Docs(), rouge.Docs(), text.Docs(), classify.Docs(), regress.Docs(), asr.Docs(), prob.Docs()} {
+	for _, ds := range [][]core.Doc{bleu.Docs(), rouge.Docs(), text.Docs(), classify.Docs(), regress.Docs(), asr.Docs(), rank.Docs(), prob.Docs()} {
 		all = append(all, ds...)
 	}
 	return all

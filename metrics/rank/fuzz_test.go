@@ -1,0 +1,50 @@
+package rank
+
+import (
+	"testing"
+
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// FuzzDecodeState: decoding arbitrary bytes never panics; a state that decodes is usable.
+func FuzzDecodeState(f *testing.F) {
+	var metrics []core.Metric
+	for _, c := range []struct {
+		typ  string
+		opts map[string]any
+	}{
+		{"auroc", nil},
+		{"auroc", map[string]any{"multi_class": "ovo"}},
+		{"average_precision", map[string]any{"compat": "torchmetrics", "thresholds": 4}},
+	} {
+		m, err := ctor(c.typ, core.NewOptions(c.opts))
+		if err != nil {
+			f.Fatal(err)
+		}
+		metrics = append(metrics, m)
+		s := m.NewState()
+		for i, e := range []core.Example{ex(0.3, int64(1)), ex(0.3, int64(0)), ex([]any{0.2, 0.3, 0.5}, int64(2)), ex([]any{0.6, 0.3, 0.1}, int64(0))} {
+			s.Add(&e, int64(i+1))
+		}
+		b, _ := s.MarshalBinary()
+		f.Add(b)
+		b, _ = m.NewState().MarshalBinary()
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, m := range metrics {
+			s, err := m.DecodeState(b)
+			if err != nil {
+				continue
+			}
+			_ = s.Result()
+			e := ex(0.5, int64(1))
+			s.Add(&e, 1)
+			_ = s.Merge(m.NewState())
+			_ = s.Result()
+			if _, err := s.MarshalBinary(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}

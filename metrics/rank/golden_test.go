@@ -1,0 +1,25 @@
+package rank
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/goldentest"
+)
+
+func ctor(typ string, o *core.Options) (core.Metric, error) {
+	switch typ {
+	case "auroc":
+		return NewAUROC(o)
+	case "average_precision":
+		return NewAveragePrecision(o)
+	}
+	return nil, fmt.Errorf("unknown metric type %q", typ)
+}
+
+func TestGoldens(t *testing.T) {
+	goldentest.MaxRelErr = 0
+	goldentest.RunFile(t, "../../testdata/goldens/rank.json", ctor)
+	t.Logf("largest relative error against the goldens: %.3g", goldentest.MaxRelErr)
+}

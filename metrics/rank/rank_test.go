@@ -1,0 +1,215 @@
+package rank
+
+import (
+	"math"
+	"math/rand"
+	"testing"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/goldentest"
+	"github.com/stretchr/testify/require"
+)
+
+func build(t *testing.T, typ string, opts map[string]any) (core.Metric, error) {
+	t.Helper()
+	o := core.NewOptions(opts)
+	m, err := ctor(typ, o)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range m.Roles() {
+		o.String(r.Name, r.Field)
+	}
+	return m, o.Err()
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		typ  string
+		opts map[string]any
+		want string // "" = valid
+	}{
+		{"auroc", map[string]any{}, ""},
+		{"auroc", map[string]any{"multi_class": "ovo", "average": "weighted"}, ""},
+		{"auroc", map[string]any{"multi_class": "ovo", "average": "none"}, "average: none is not available with multi_class ovo"},
+		{"auroc", map[string]any{"max_fpr": 0.5}, ""},
+		{"auroc", map[string]any{"max_fpr": 1}, ""},
+		{"auroc", map[string]any{"max_fpr": 0}, "max_fpr: must be in (0, 1]"},
+		{"auroc", map[string]any{"max_fpr": 1.5}, "max_fpr: must be in (0, 1]"},
+		{"auroc", map[string]any{"max_fpr": 0.5, "multi_class": "ovr"}, "max_fpr: is binary only"},
+		{"auroc", map[string]any{"max_fpr": 0.5, "average": "weighted"}, "max_fpr: is binary only"},
+		{"auroc", map[string]any{"thresholds": 10}, "thresholds: does not apply to compat sklearn"},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": 10}, ""},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": 1}, "thresholds: must be >= 2"},
+		{"auroc", map[string]any{"compat": "torchmetrics", "multi_class": "ovo"}, "multi_class: must be one of ovr"},
+		{"auroc", map[string]any{"average": "micro"}, "average: must be one of"},
+		{"average_precision", map[string]any{"max_fpr": 0.5}, "max_fpr: does not apply"},
+		{"average_precision", map[string]any{"multi_class": "ovr"}, "multi_class: does not apply"},
+		{"average_precision", map[string]any{"compat": "torchmetrics", "thresholds": 100, "average": "none"}, ""},
+	} {
+		_, err := build(t, tc.typ, tc.opts)
+		if tc.want == "" {
+			require.NoError(t, err, "%s %v", tc.typ, tc.opts)
+		} else {
+			require.ErrorContains(t, err, tc.want, "%s %v", tc.typ, tc.opts)
+		}
+	}
+}
+
+func ex(pred any, label any) core.Example {
+	return core.Example{Values: []core.Value{core.FromJSON(pred), core.FromJSON(label)}}
+}
+
+func TestRejections(t *testing.T) {
+	sk, err := build(t, "auroc", nil)
+	require.NoError(t, err)
+	tm, err := build(t, "auroc", map[string]any{"compat": "torchmetrics"})
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		m      core.Metric
+		pred   any
+		label  any
+		reason string
+	}{
+		{sk, 0.3, int64(1), ""},
+		{sk, -7.5, true, ""},
+		{sk, []any{0.2, 0.8}, int64(0), ""},
+		{sk, []any{0.2, 0.3, 0.5}, 2.0, ""},
+		{sk, nil, int64(1), "missing field"},
+		{sk, 0.3, nil, "missing field"},
+		{sk, "x", int64(1), "wrong type"},
+		{sk, 0.3, "1", "wrong type"},
+		{sk, 0.3, 1.5, "wrong type"},
+		{sk, []any{0.3}, int64(0), "wrong length"},
+		{sk, []any{}, int64(0), "wrong length"},
+		{sk, 0.3, int64(2), "label out of range"},
+		{sk, 0.3, int64(-1), "label out of range"},
+		{sk, []any{0.2, 0.3, 0.5}, int64(3), "label out of range"},
+		{sk, []any{0.2, 0.3, 0.6}, int64(0), "scores do not sum to 1"},
+		{sk, math.NaN(), int64(0), "non-finite value"},
+		{sk, math.Inf(1), int64(0), "non-finite value"},
+		{tm, 1.5, int64(0), "probability out of range"},
+		{tm, []any{0.2, 0.3, 0.6}, int64(0), ""}, // torchmetrics does not need a sum of 1
+		{tm, []any{-0.2, 0.6, 0.6}, int64(0), "probability out of range"},
+	} {
+		e := ex(tc.pred, tc.label)
+		err := tc.m.Check(&e)
+		if tc.reason == "" {
+			require.NoError(t, err, "%v %v", tc.pred, tc.label)
+			continue
+		}
+		var re *core.RecordError
+		require.ErrorAs(t, err, &re, "%v %v", tc.pred, tc.label)
+		require.Equal(t, tc.reason, re.Reason, "%v %v: %v", tc.pred, tc.label, err)
+	}
+}
+
+func TestRaggedScoresAreNull(t *testing.T) {
+	m, err := build(t, "auroc", map[string]any{"compat": "torchmetrics"})
+	require.NoError(t, err)
+	exs := []core.Example{ex(0.3, int64(0)), ex(0.7, int64(1)), ex([]any{0.2, 0.3, 0.5}, int64(2))}
+	st := m.NewState()
+	for i := range exs {
+		require.NoError(t, m.Check(&exs[i]))
+		st.Add(&exs[i], 1)
+	}
+	res := st.Result()
+	require.Nil(t, res.Value)
+	require.Equal(t, "ragged scores", res.Reason)
+	require.Equal(t, []int{2, 3}, res.Details["widths"])
+	goldentest.CheckLaws(t, m, exs)
+}
+
+// TestBinnedErrorBound checks that binned AUROC stays within details.bin_error_bound of the
+// exact value (itself checked against scikit-learn by the goldens), on scores with and
+// without ties, scores of exactly 0 and 1, and several threshold counts.
+func TestBinnedErrorBound(t *testing.T) {
+	rng := rand.New(rand.NewSource(16))
+	exact, err := build(t, "auroc", nil)
+	require.NoError(t, err)
+	for _, n := range []int{2, 3, 10, 101, 1000} {
+		binned, err := build(t, "auroc", map[string]any{"compat": "torchmetrics", "thresholds": n})
+		require.NoError(t, err)
+		for trial := 0; trial < 20; trial++ {
+			se, sb := exact.NewState(), binned.NewState()
+			for i := 0; i < 500; i++ {
+				label := int64(rng.Intn(2))
+				x := math.Min(1, math.Max(0, 0.25*float64(label)+rng.Float64()))
+				switch trial % 4 {
+				case 1:
+					x = math.Round(x*20) / 20
+				case 2:
+					x = math.Round(x)
+				}
+				e := ex(x, label)
+				se.Add(&e, 1)
+				sb.Add(&e, 1)
+			}
+			re, rb := se.Result(), sb.Result()
+			require.NotNil(t, re.Value)
+			bound := rb.Details["bin_error_bound"].(float64)
+			diff := math.Abs(re.Value.(float64) - rb.Value.(float64))
+			require.LessOrEqual(t, diff, bound+1e-12, "n=%d trial %d: exact %v binned %v", n, trial, re.Value, rb.Value)
+			if n == 1000 && trial%4 == 0 {
+				require.Less(t, bound, 0.002, "fine bins on continuous scores")
+			}
+		}
+	}
+}
+
+func TestStateDecoding(t *testing.T) {
+	for _, opts := range []map[string]any{nil, {"compat": "torchmetrics", "thresholds": 5}} {
+		m, err := build(t, "auroc", opts)
+		require.NoError(t, err)
+		st := m.NewState()
+		for i, x := range []float64{0.1, 0.4, 0.4, 0.9} {
+			e := ex(x, int64(i%2))
+			st.Add(&e, 1)
+		}
+		b, err := st.MarshalBinary()
+		require.NoError(t, err)
+		back, err := m.DecodeState(b)
+		require.NoError(t, err)
+		require.Equal(t, goldentest.Fingerprint(st.Result()), goldentest.Fingerprint(back.Result()))
+		for i := range b {
+			// Flipping any byte gives an error or a valid state, never a panic.
+			c := append([]byte(nil), b...)
+			c[i] ^= 0xff
+			if s, err := m.DecodeState(c); err == nil {
+				_ = s.Result()
+			}
+		}
+		other, err := build(t, "average_precision", nil)
+		require.NoError(t, err)
+		_, err = other.DecodeState(b)
+		require.ErrorIs(t, err, core.ErrIncompatible)
+		require.ErrorIs(t, st.Merge(other.NewState()), core.ErrIncompatible)
+	}
+}
+
+// TestBucket checks the arithmetic bucket lookup against a linear count, on the thresholds,
+// their float64 neighbours and random scores.
+func TestBucket(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	for _, n := range []int{2, 3, 7, 11, 100, 1000, 4097} {
+		m, err := build(t, "auroc", map[string]any{"compat": "torchmetrics", "thresholds": n})
+		require.NoError(t, err)
+		r := m.(*Metric)
+		var xs []float64
+		for _, th := range r.thr {
+			xs = append(xs, th, math.Nextafter(th, 2), math.Nextafter(th, -1))
+		}
+		for i := 0; i < 2000; i++ {
+			xs = append(xs, rng.Float64())
+		}
+		for _, x := range xs {
+			want := 0
+			for _, th := range r.thr {
+				if th <= x {
+					want++
+				}
+			}
+			require.Equal(t, want, r.bucket(x), "n=%d x=%v", n, x)
+		}
+	}
+}

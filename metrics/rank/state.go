@@ -1,0 +1,212 @@
+package rank
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// table is the state of the records of one width: binary (width 2: one column, labels 0/1)
+// or C ≥ 3 classes (C columns, labels 0..C-1).
+type table struct {
+	width int
+	nlab  int
+	cols  []column
+}
+
+func (m *Metric) newTable(width int) *table {
+	t := &table{width: width, nlab: width, cols: make([]column, ncols(width))}
+	for i := range t.cols {
+		if m.thresholds > 0 {
+			t.cols[i].counts = make([]int64, (m.thresholds+1)*t.nlab)
+		}
+	}
+	return t
+}
+
+func ncols(width int) int {
+	if width == 2 {
+		return 1
+	}
+	return width
+}
+
+// bucket is the number of thresholds <= x. The thresholds are within an ulp of i/(N−1), so
+// x·(N−1) lands on the right one or a neighbour.
+func (m *Metric) bucket(x float64) int {
+	n := len(m.thr)
+	j := int(x * float64(n-1))
+	j = min(max(j, 0), n-1)
+	for j+1 < n && m.thr[j+1] <= x {
+		j++
+	}
+	for j >= 0 && m.thr[j] > x {
+		j--
+	}
+	return j + 1
+}
+
+// State is the mergeable state of auroc and average_precision: one table per score-list
+// width seen (more than one is a ragged input, reported by Result). Exact counts are int64,
+// so merging is exact and order-independent. A State is not safe for concurrent use.
+type State struct {
+	m      *Metric
+	tables []*table // sorted by width
+}
+
+func (s *State) table(width int) *table {
+	i, ok := slices.BinarySearchFunc(s.tables, width, func(t *table, w int) int { return t.width - w })
+	if ok {
+		return s.tables[i]
+	}
+	t := s.m.newTable(width)
+	s.tables = slices.Insert(s.tables, i, t)
+	return t
+}
+
+// Add counts one checked record weight times. A record Check rejects is ignored.
+func (s *State) Add(ex *core.Example, weight int64) {
+	var smp sample
+	if weight <= 0 || s.m.decode(ex, &smp) != nil {
+		return
+	}
+	t := s.table(smp.width)
+	for c := range t.cols {
+		x := smp.score(c)
+		col := &t.cols[c]
+		if s.m.thresholds > 0 {
+			col.counts[s.m.bucket(x)*t.nlab+smp.label] += weight
+		} else {
+			col.add(x, smp.label, weight, t.nlab)
+		}
+	}
+}
+
+// Merge adds other's counts.
+func (s *State) Merge(other core.State) error {
+	o, ok := other.(*State)
+	if !ok || o.m.sig != s.m.sig {
+		return core.Incompatible(s, other)
+	}
+	for _, ot := range o.tables {
+		t := s.table(ot.width)
+		for c := range ot.cols {
+			oc, col := &ot.cols[c], &t.cols[c]
+			if s.m.thresholds > 0 {
+				for i, n := range oc.counts {
+					col.counts[i] += n
+				}
+				continue
+			}
+			// Compacting other does not change what it represents.
+			oc.compact(t.nlab)
+			col.mergeFrom(oc, t.nlab)
+		}
+	}
+	return nil
+}
+
+// MarshalBinary writes the signature and, per table, the count rows in ascending score
+// order: equal states give equal bytes.
+func (s *State) MarshalBinary() ([]byte, error) {
+	var e core.Encoder
+	e.Byte(stateVersion)
+	e.String(s.m.sig)
+	e.Uvarint(uint64(len(s.tables)))
+	for _, t := range s.tables {
+		e.Uvarint(uint64(t.width))
+		for c := range t.cols {
+			col := &t.cols[c]
+			if s.m.thresholds > 0 {
+				e.Int64s(col.counts)
+				continue
+			}
+			col.compact(t.nlab)
+			e.Uvarint(uint64(len(col.keys)))
+			for i, x := range col.keys {
+				e.Float64(x)
+				for _, n := range col.counts[i*t.nlab : (i+1)*t.nlab] {
+					e.Varint(n)
+				}
+			}
+		}
+	}
+	return e.B, nil
+}
+
+// DecodeState reads a state written by MarshalBinary of a metric with the same signature.
+func (m *Metric) DecodeState(b []byte) (core.State, error) {
+	d := core.NewDecoder(b)
+	d.Version("rank", stateVersion)
+	sig := d.String()
+	if d.Err() == nil && sig != m.sig {
+		return nil, fmt.Errorf("%w: state of %q, metric is %q", core.ErrIncompatible, sig, m.sig)
+	}
+	s := &State{m: m}
+	corrupt := func(format string, args ...any) error {
+		return fmt.Errorf("%w: rank: %s", core.ErrCorruptState, fmt.Sprintf(format, args...))
+	}
+	nt := d.Len(2)
+	prev := 0
+	for k := 0; k < nt && d.Err() == nil; k++ {
+		w := int(d.Uvarint())
+		if d.Err() != nil {
+			break
+		}
+		if w < 2 || w > MaxClasses || w <= prev {
+			return nil, corrupt("table width %d", w)
+		}
+		prev = w
+		t := m.newTable(w)
+		s.tables = append(s.tables, t)
+		totals := make([]int64, t.nlab)
+		for c := range t.cols {
+			col := &t.cols[c]
+			sums := make([]int64, t.nlab)
+			if m.thresholds > 0 {
+				xs := d.Int64s()
+				if d.Err() != nil {
+					break
+				}
+				if len(xs) != len(col.counts) {
+					return nil, corrupt("%d binned counts, want %d", len(xs), len(col.counts))
+				}
+				copy(col.counts, xs)
+			} else {
+				n := d.Len(8 + t.nlab)
+				last := math.Inf(-1)
+				for i := 0; i < n && d.Err() == nil; i++ {
+					x := d.Float64()
+					if d.Err() == nil && (!(x > last) || math.IsInf(x, 0) || (x == 0 && math.Signbit(x))) {
+						return nil, corrupt("score keys not strictly ascending finite numbers")
+					}
+					last = x
+					col.keys = append(col.keys, x)
+					for j := 0; j < t.nlab; j++ {
+						col.counts = append(col.counts, d.Varint())
+					}
+				}
+			}
+			for i, n := range col.counts {
+				if n < 0 {
+					return nil, corrupt("negative count")
+				}
+				sums[i%t.nlab] += n
+				if sums[i%t.nlab] < 0 {
+					return nil, corrupt("count overflow")
+				}
+			}
+			if c == 0 {
+				totals = sums
+			} else if !slices.Equal(totals, sums) {
+				return nil, corrupt("columns of width %d count different records", w)
+			}
+		}
+	}
+	if err := d.Finish(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
