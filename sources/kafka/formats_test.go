@@ -80,6 +80,7 @@ func TestArrowMessages(t *testing.T) {
 	r := run(t, 2*time.Minute, nil, "run", "-c", cfg)
 	require.Equalf(t, 0, r.code, "arrow run failed:\n%s", tail(r.stderr))
 	require.Equal(t, want, parseJSON(t, readFile(t, out)), "Arrow messages give the results of the same rows in a file; the bad message is counted")
+	requireKafkaPositions(t, readFile(t, out), "invalid arrow", topic)
 }
 
 func TestInvalidJSONMessagesAndDeadLetters(t *testing.T) {
@@ -120,7 +121,8 @@ func TestInvalidJSONMessagesAndDeadLetters(t *testing.T) {
 		fmt.Sprintf("  - {type: json, path: %q}\n  - {type: kafka, topic: %s}\n", out, results))
 	r := run(t, 2*time.Minute, nil, "run", "-c", cfg)
 	require.Equalf(t, 0, r.code, "run failed:\n%s", tail(r.stderr))
-	require.Equal(t, wantStr, readFile(t, out), "bad messages are counted exactly like bad JSONL lines")
+	require.Equal(t, want, parseJSON(t, readFile(t, out)), "bad messages are counted exactly like bad JSONL lines")
+	requireKafkaPositions(t, readFile(t, out), "invalid json", topic)
 
 	// Every bad message is in the dead-letter topic with its payload and reason.
 	dead := readTopic(t, addrs, dlTopic, 5)

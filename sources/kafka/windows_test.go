@@ -112,11 +112,29 @@ func jsonlResults(t *testing.T, path string) (map[string]map[string]any, []map[s
 	return wins, totals
 }
 
+// parseJSON parses results JSON for comparing a Kafka run with a file run over the same
+// records. error_examples name topic/partition/offset on one side and file:line on the
+// other: they are checked apart (requireKafkaPositions) and left out here.
 func parseJSON(t *testing.T, s string) map[string]any {
 	t.Helper()
 	var m map[string]any
 	require.NoError(t, json.Unmarshal([]byte(s), &m))
+	delete(m, "error_examples")
 	return m
+}
+
+// requireKafkaPositions checks that results JSON names, for reason, the first rejected
+// messages as topic/partition/offset.
+func requireKafkaPositions(t *testing.T, s, reason, topic string) {
+	t.Helper()
+	var m struct {
+		Examples map[string][]string `json:"error_examples"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(s), &m))
+	require.NotEmpty(t, m.Examples[reason], "error_examples of %q", reason)
+	for _, p := range m.Examples[reason] {
+		require.Regexp(t, "^"+regexp.QuoteMeta(topic)+"/[0-9]+/[0-9]+$", p)
+	}
 }
 
 func TestWindowsOutOfOrderLateBackfill(t *testing.T) {
