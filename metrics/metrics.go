@@ -13,6 +13,7 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/regress"
 	"github.com/evalstream/evalstream/metrics/rouge"
+	"github.com/evalstream/evalstream/metrics/ter"
 	"github.com/evalstream/evalstream/metrics/text"
 )
 
@@ -37,6 +38,7 @@ var constructors = map[string]constructor{
 	"pearson":          regress.NewPearson,
 	"spearman":         regress.NewSpearman,
 	"perplexity":       regress.NewPerplexity,
+	"ter":              ter.New,
 }
 
 // Types lists the metric types in catalogue order.
@@ -54,6 +56,7 @@ func Docs() []core.Doc {
 	for _, ds := range [][]core.Doc{bleu.Docs(), rouge.Docs(), text.Docs(), classify.Docs(), regress.Docs()} {
 		all = append(all, ds...)
 	}
+	all = append(all, ter.Docs()...)
 	return all
 }
 
