@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/internal/textinput"
@@ -25,6 +26,7 @@ type Metric struct {
 	text     textOptions
 	scale100 bool
 	sig      string
+	memoKey  string    // names the text options in a core.Memo
 	scratch  sync.Pool // *work, for SentenceScore
 }
 
@@ -44,6 +46,7 @@ func New(o *core.Options) (core.Metric, error) {
 	m.text.caseSensitive = o.Bool("case_sensitive", false)
 	m.scale100 = o.String("scale", "1", "1", "100") == "100"
 	m.sig = m.signature("")
+	m.memoKey = fmt.Sprintf("ter|%v|%v|%v|%v", m.text.normalized, m.text.noPunct, m.text.asian, m.text.caseSensitive)
 	return m, nil
 }
 
@@ -184,6 +187,53 @@ func (m *Metric) segment(w *work, ex *core.Example) (edits, refLen int64, nrefs 
 	return best, refLen, nrefs, nil
 }
 
+// segmentResult is what memoSegment stores in a core.Memo: the statistics of one record.
+type segmentResult struct {
+	pred, refs    valueID
+	edits, refLen int64
+	nrefs         int
+	err           error
+}
+
+// valueID identifies a value of a record by the memory it occupies (not by content, which
+// would cost as much as scoring): the overall state and a slice's state folding the same
+// record see the same memory. Addresses only, so that nothing of the record is kept alive.
+type valueID struct {
+	kind                core.Kind
+	str, strs, lists    uintptr
+	nStr, nStrs, nLists int
+}
+
+func identify(v core.Value) valueID {
+	return valueID{
+		kind: v.Kind,
+		str:  uintptr(unsafe.Pointer(unsafe.StringData(v.Str))), nStr: len(v.Str),
+		strs: uintptr(unsafe.Pointer(unsafe.SliceData(v.Strs))), nStrs: len(v.Strs),
+		lists: uintptr(unsafe.Pointer(unsafe.SliceData(v.Lists))), nLists: len(v.Lists),
+	}
+}
+
+// memoSegment is segment, or its result for the same values of the current record when a
+// ter metric with the same text options computed it (a record folded into the overall state
+// and into its slice's is scored once).
+func (m *Metric) memoSegment(w *work, ex *core.Example) (edits, refLen int64, nrefs int, err error) {
+	pred, refs := identify(ex.Values[0]), identify(ex.Values[1])
+	v, current := ex.Memo.Lookup(m.memoKey)
+	r, _ := v.(*segmentResult)
+	if current && r != nil && r.pred == pred && r.refs == refs {
+		return r.edits, r.refLen, r.nrefs, r.err
+	}
+	edits, refLen, nrefs, err = m.segment(w, ex)
+	if ex.Memo != nil {
+		if r == nil {
+			r = new(segmentResult)
+		}
+		*r = segmentResult{pred: pred, refs: refs, edits: edits, refLen: refLen, nrefs: nrefs, err: err}
+		ex.Memo.Store(m.memoKey, r)
+	}
+	return edits, refLen, nrefs, err
+}
+
 // finalScore is TER._compute_score_from_stats on the 0..1 scale.
 func finalScore(edits, refLen float64) float64 {
 	switch {
@@ -240,7 +290,7 @@ func (s *state) Add(ex *core.Example, weight int64) {
 	if s.w == nil {
 		s.w = newWork()
 	}
-	edits, refLen, nr, err := s.m.segment(s.w, ex)
+	edits, refLen, nr, err := s.m.memoSegment(s.w, ex)
 	if s.n == 0 || int64(nr) < s.minRefs {
 		s.minRefs = int64(nr)
 	}

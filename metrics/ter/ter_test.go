@@ -189,3 +189,38 @@ func TestBeamErrorIsNotAPanic(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(3), e)
 }
+
+// TestMemo: a record folded into two states (overall and a slice) is scored once through
+// core.Memo, and a stored result is never used for other values or another record.
+func TestMemo(t *testing.T) {
+	m := build(t, nil)
+	var memo core.Memo
+	a, b, plain := m.NewState(), m.NewState(), m.NewState()
+	recs := []*core.Example{text("a b c", "c b a"), text("x y", "x y z"), text("x y", "y x", "x")}
+	for _, ex := range recs {
+		memo.Next()
+		ex.Memo = &memo
+		a.Add(ex, 1)
+		b.Add(ex, 2)
+		plain.Add(&core.Example{Values: ex.Values}, 1)
+	}
+	require.Equal(t, plain.Result(), a.Result())
+	require.Equal(t, int64(2)*a.Result().Details["num_edits"].(int64), b.Result().Details["num_edits"])
+
+	// Same record, other options: its own key.
+	other := build(t, map[string]any{"case_sensitive": true})
+	memo.Next()
+	ex := text("A B", "a b")
+	ex.Memo = &memo
+	s1, s2 := m.NewState(), other.NewState()
+	s1.Add(ex, 1)
+	s2.Add(ex, 1)
+	require.Equal(t, 0.0, s1.Result().Value)
+	require.Equal(t, 1.0, s2.Result().Value)
+	// Same memo generation, different values (another metric's fields): recomputed.
+	ex2 := text("c d", "a b")
+	ex2.Memo = &memo
+	s3 := m.NewState()
+	s3.Add(ex2, 1)
+	require.Equal(t, 1.0, s3.Result().Value)
+}
