@@ -49,17 +49,7 @@ python3 - <<'PY'
 import json
 sb = {r["system"][len("sys."):]: float(r["TER"]) for r in json.load(open("sacrebleu.out"))}
 ev = json.load(open("evalstream.out"))
-def walk(x, out):
-    if isinstance(x, dict):
-        if x.get("type") == "ter" and "value" in x and isinstance(x.get("slice"), dict):
-            out[x["slice"].get("system")] = x["value"]
-        for v in x.values():
-            walk(v, out)
-    elif isinstance(x, list):
-        for v in x:
-            walk(v, out)
-ours = {}
-walk(ev, ours)
+ours = {k[len("system="):]: v["metrics"]["ter"]["value"] for k, v in ev["slices"].items()}
 bad = 0
 for name, v in sorted(sb.items()):
     o = ours.get(name)

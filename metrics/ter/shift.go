@@ -112,9 +112,10 @@ func (a *aligner) setup(n int, ref []int32) {
 }
 
 // rows computes rows from+1..n of words into dst, row from being prev. It stops early once
-// every cell of a row is ≥ limit (costs never decrease along a path, so the distance cannot
-// drop below that row's minimum) and returns the last row computed and the value: the
-// distance, or a value ≥ limit after an early stop.
+// no cell of a row can lead to a distance below limit, and returns the last row computed and
+// the value: the distance, or a value ≥ limit after an early stop. The bound of cell (i, j)
+// is its cost plus |(n-i) - (m-j)|: every step costs at most one word of the length
+// difference, and costs never decrease along a path.
 func (a *aligner) rows(dst, prev []int32, words []int32, from int, limit int32) (int, int32) {
 	m, w := a.m, a.m+1
 	for i := from + 1; i <= a.n; i++ {
@@ -127,13 +128,16 @@ func (a *aligner) rows(dst, prev []int32, words []int32, from int, limit int32) 
 			cur[j] = inf
 		}
 		h := words[i-1]
-		rowMin := inf
+		bound := inf
+		// rest is (n-i) - (m-j) for the current j.
+		rest := int32(a.n - i - m + lo)
 		j := lo
 		if j == 0 && j < hi {
 			// sacrebleu sets the first column unconditionally (it is always reachable).
 			cur[0] = prev[0] + 1
-			rowMin = cur[0]
+			bound = cur[0] + abs32(rest)
 			j = 1
+			rest++
 		}
 		if j < hi {
 			left := cur[j-1]
@@ -148,15 +152,23 @@ func (a *aligner) rows(dst, prev []int32, words []int32, from int, limit int32) 
 				d = min(d, inf, p[k+1]+1, left+1)
 				c[k] = d
 				left = d
-				rowMin = min(rowMin, d)
+				bound = min(bound, d+abs32(rest))
+				rest++
 			}
 		}
-		if rowMin >= limit {
-			return i, rowMin
+		if bound >= limit {
+			return i, bound
 		}
 		prev = cur
 	}
 	return a.n, prev[m]
+}
+
+func abs32(x int32) int32 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // alignment traces the matrix of cur back and derives sacrebleu's trace_to_alignment of the
@@ -382,7 +394,10 @@ func (a *aligner) bestShift(pre int32, checked int) (candidate, int) {
 					c := candidate{ok: true, length: length, start: sh, target: idx}
 					// The cost that would make this candidate win: below pre-best.gain, or
 					// equal to it when the rest of the tuple wins the tie.
-					limit := inf + 1
+					// Only a gain of at least 1 can matter: with no positive gain the search
+					// stops whichever shift is best, and the running maximum of sacrebleu
+					// is the first maximal candidate, so lesser candidates never change it.
+					limit := pre
 					if best.ok {
 						limit = pre - best.gain
 						c.gain = best.gain
