@@ -96,6 +96,34 @@ def corpus(rng, n_records, max_len, nrefs):
     return recs
 
 
+def stress_pair(rng, kind):
+    if kind == 0:
+        v = ["a", "b", "c", "d"][:rng.randint(1, 4)]
+        return [rng.choice(v) for _ in range(rng.randint(0, 30))], [rng.choice(v) for _ in range(rng.randint(0, 30))]
+    if kind == 1:
+        v = [f"w{i}" for i in range(rng.randint(3, 30))]
+        ref = [rng.choice(v) for _ in range(rng.randint(1, 60))]
+        hyp = list(ref)
+        for _ in range(rng.randint(1, 6)):
+            i, j, k = rng.randrange(len(hyp)), rng.randrange(len(hyp)), rng.randint(1, 12)
+            b = hyp[i:i + k]
+            del hyp[i:i + k]
+            hyp[j:j] = b
+        for _ in range(rng.randint(0, 3)):
+            if hyp:
+                hyp[rng.randrange(len(hyp))] = rng.choice(v + ["zz"])
+        return hyp, ref
+    if kind == 2:
+        v = ["a", "b", "c", "x", "y"]
+        n, m = rng.choice([(1, 80), (2, 150), (80, 1), (120, 3), (5, 130), (60, 200), (200, 60)])
+        return [rng.choice(v) for _ in range(n)], [rng.choice(v) for _ in range(m)]
+    v = ["a", "b", "c", "d", "e"]
+    ref = [rng.choice(v) for _ in range(rng.randint(50, 140))]
+    hyp = list(ref)
+    rng.shuffle(hyp)
+    return hyp[:rng.randint(40, len(hyp))], ref
+
+
 def score(records, opts, scale=1):
     """corpus TER of records as sacrebleu computes it; refs padded with None when counts vary."""
     ter = TER(**opts)
@@ -206,6 +234,17 @@ def main():
         ref = [lr.choice(words[:40]) for _ in range(lr.randint(60, 110))]
         mix.append({"prediction": " ".join(perturb(lr, perturb(lr, ref))), "references": [" ".join(ref)]})
     add("long-random", mix, {})
+
+    # Random pairs built to stress the shift search: few distinct words (ties everywhere),
+    # moved blocks, very different lengths (the widened beam), long repetitive sentences
+    # (the candidate cap and the shift distance). Every record's sentence score is checked.
+    pr = random.Random(99)
+    for kind, count in ((0, 80), (1, 80), (2, 40), (3, 10)):
+        recs = []
+        for _ in range(count):
+            hyp, ref = stress_pair(pr, kind)
+            recs.append({"prediction": " ".join(hyp), "references": [" ".join(ref)]})
+        add(f"stress-{['ties', 'blocks', 'lengths', 'long'][kind]}", recs, {})
 
     # Real data.
     wmt = {}
