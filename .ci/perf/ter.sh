@@ -14,6 +14,7 @@ if [ ! -x "$venv/bin/sacrebleu" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet sacrebleu==2.6.0
 fi
+venv=$(cd "$venv" && pwd)
 work=.cache/perf-ter
 mkdir -p "$work"
 CGO_ENABLED=0 go build -trimpath -o "$work/evalstream" ./cmd/evalstream
@@ -42,9 +43,9 @@ lines=$(wc -l < "$work/wmt17.jsonl")
 cd "$work"
 TIMEFORMAT='%R %U %S'
 echo "== sacrebleu -m ter ($lines lines)" >&2
-{ time "$OLDPWD/$venv/bin/sacrebleu" ref.txt -i sys.* -m ter -b -w 10 > sacrebleu.out; } 2> sacrebleu.time
+{ time "$venv/bin/sacrebleu" ref.txt -i sys.* -m ter -b -w 10 > sacrebleu.out 2> sacrebleu.err; } 2> sacrebleu.time
 echo "== evalstream score --metric ter ($lines lines)" >&2
-{ time ./evalstream score --metric ter:scale=100 --slice-by system --format json wmt17.jsonl > evalstream.out; } 2> evalstream.time
+{ time ./evalstream score --metric ter:scale=100 --slice-by system --format json wmt17.jsonl > evalstream.out 2> evalstream.err; } 2> evalstream.time
 python3 - <<'PY'
 import json
 sb = {r["system"][len("sys."):]: float(r["TER"]) for r in json.load(open("sacrebleu.out"))}
