@@ -34,3 +34,29 @@ func FuzzTER(f *testing.F) {
 		goldentest.CheckLaws(t, m, exs)
 	})
 }
+
+// FuzzDecodeState: decoding arbitrary bytes never panics; a state that decodes is usable.
+func FuzzDecodeState(f *testing.F) {
+	m := build(f, nil)
+	s := m.NewState()
+	s.Add(text("the cat sat", "a cat sat", "the mat"), 2)
+	s.Add(text("x", ""), 1)
+	b, _ := s.MarshalBinary()
+	f.Add(b)
+	b, _ = m.NewState().MarshalBinary()
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := m.DecodeState(b)
+		if err != nil {
+			return
+		}
+		_ = d.Result()
+		d.Add(text("a b", "b a"), 1)
+		if err := d.Merge(m.NewState()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.MarshalBinary(); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
