@@ -16,6 +16,7 @@ import (
 	"github.com/evalstream/evalstream/metrics/rank"
 	"github.com/evalstream/evalstream/metrics/regress"
 	"github.com/evalstream/evalstream/metrics/rouge"
+	"github.com/evalstream/evalstream/metrics/ter"
 	"github.com/evalstream/evalstream/metrics/text"
 )
 
@@ -40,6 +41,7 @@ var constructors = map[string]constructor{
 	"pearson":          regress.NewPearson,
 	"spearman":         regress.NewSpearman,
 	"perplexity":       regress.NewPerplexity,
+	"ter":              ter.New,
 	"wer":              asr.NewWER,
 	"cer":              asr.NewCER,
 	"mer":              asr.NewMER,
@@ -76,7 +78,7 @@ func Types() []string {
 // Docs describes every metric type, in the order of the contract (metrics.md Part 1).
 func Docs() []core.Doc {
 	var all []core.Doc
-	for _, ds := range [][]core.Doc{bleu.Docs(), rouge.Docs(), text.Docs(), classify.Docs(), regress.Docs(), asr.Docs(), rank.Docs(), prob.Docs()} {
+	for _, ds := range [][]core.Doc{bleu.Docs(), ter.Docs(), rouge.Docs(), text.Docs(), classify.Docs(), regress.Docs(), asr.Docs(), rank.Docs(), prob.Docs()} {
 		all = append(all, ds...)
 	}
 	return all

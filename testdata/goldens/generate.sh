@@ -22,7 +22,7 @@ for gen in metrics/tokenize/testdata/gen_tables.py metrics/tokenize/testdata/gen
            testdata/goldens/gen_bleu.py testdata/goldens/gen_rouge.py testdata/goldens/gen_text.py \
            testdata/goldens/gen_classify.py testdata/goldens/gen_regress.py \
            testdata/goldens/gen_asr.py testdata/goldens/gen_regerr.py testdata/goldens/gen_prob.py \
-           testdata/goldens/gen_rank.py; do
+           testdata/goldens/gen_rank.py testdata/goldens/gen_ter.py; do
   echo "== $gen"
   "$venv/bin/python" "$gen"
 done
