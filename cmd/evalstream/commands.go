@@ -52,7 +52,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.PrintDefaults()
 	}
 	var metricSpecs, sliceBy, refFiles stringList
-	fs.Var(&metricSpecs, "metric", "TYPE[:opt=val,...] (repeatable), e.g. bleu:tokenize=intl,max_ngram_order=4 or bleu:name=bleu4")
+	fs.Var(&metricSpecs, "metric", "TYPE[:opt=val,...] (repeatable), e.g. bleu:tokenize=intl,ngram=4 or bleu:name=bleu4")
 	fs.Var(&refFiles, "r", "plain-text reference file, line-aligned with every HYP file (repeatable: several references)")
 	fs.Var(&refFiles, "ref", "same as -r")
 	pred := fs.String("prediction", "", "prediction field (default: each metric's default, `prediction`)")
