@@ -150,7 +150,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var source pipeline.Source
 	if text {
-		ts, err := j.openSource()
+		ts, err := j.openSource(ctx)
 		if err != nil {
 			return sourceErr(err)
 		}

@@ -218,11 +218,11 @@ func (j *job) examplesSink() (path, format string) {
 	return "", ""
 }
 
-func (j *job) openSource() (pipeline.Source, error) {
+func (j *job) openSource(ctx context.Context) (pipeline.Source, error) {
 	c := j.cfg
 	switch c.Source.Type {
 	case "text":
-		return text.Open(text.Config{Hypotheses: c.Source.Hypotheses, References: c.Source.References}, j.plan.Fields, c.Pipeline.BatchSize)
+		return text.Open(ctx, text.Config{Hypotheses: c.Source.Hypotheses, References: c.Source.References}, j.plan.Fields, c.Pipeline.BatchSize)
 	case "file":
 		src, err := sources.OpenFiles(sources.FileConfig{Path: c.Source.Path, Format: c.Source.Format}, j.plan.Fields, c.Pipeline.BatchSize, c.Source.MaxRecordBytes)
 		if err != nil {
@@ -251,7 +251,7 @@ func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath st
 	if j.cfg.Source.Type == "kafka" {
 		return j.executeKafka(ctx, stdout, stderr, savePath)
 	}
-	src, err := j.openSource()
+	src, err := j.openSource(ctx)
 	if err != nil {
 		return sourceErr(err)
 	}

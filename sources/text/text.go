@@ -106,8 +106,9 @@ func SystemName(path string) string {
 
 // Open checks the inputs and reads the references (and standard input, when named). Line
 // counts are compared before anything is scored: an error wrapping ErrInput names both files
-// and their counts. fields are the fields the pipeline asked for, in order.
-func Open(cfg Config, fields []string, batchSize int) (*Source, error) {
+// and their counts. fields are the fields the pipeline asked for, in order. Cancelling ctx
+// stops the wait for standard input (a pipe whose writer stays open).
+func Open(ctx context.Context, cfg Config, fields []string, batchSize int) (*Source, error) {
 	if len(cfg.Hypotheses) == 0 {
 		return nil, fmt.Errorf("%w: no hypothesis file", ErrInput)
 	}
@@ -141,7 +142,7 @@ func Open(cfg Config, fields []string, batchSize int) (*Source, error) {
 		in = os.Stdin
 	}
 	if stdinUsers == 1 {
-		l, err := readLines(Stdin, in)
+		l, err := readStdin(ctx, in)
 		if err != nil {
 			return nil, err
 		}
@@ -243,6 +244,27 @@ func (s *Source) count(path string) (int, int64, error) {
 		n++ // a last line without a newline
 	}
 	return n, size, nil
+}
+
+// readStdin reads standard input to its end, or until ctx is cancelled: a blocked read
+// cannot be interrupted, so it runs on its own goroutine, which is left behind (the process
+// is exiting) when ctx ends first.
+func readStdin(ctx context.Context, in io.Reader) (lines, error) {
+	type res struct {
+		l   lines
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		l, err := readLines(Stdin, in)
+		done <- res{l, err}
+	}()
+	select {
+	case r := <-done:
+		return r.l, r.err
+	case <-ctx.Done():
+		return lines{}, fmt.Errorf("sources: reading standard input: %w", context.Cause(ctx))
+	}
 }
 
 // readLines reads r (decompressing gzip) and splits it into lines.

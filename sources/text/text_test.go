@@ -43,7 +43,7 @@ func gzBytes(t *testing.T, s string) []byte {
 // readAll reads every record of a source opened on the given files.
 func readAll(t *testing.T, cfg Config, fields []string, batch int) ([]string, error) {
 	t.Helper()
-	s, err := Open(cfg, fields, batch)
+	s, err := Open(context.Background(), cfg, fields, batch)
 	if err != nil {
 		return nil, err
 	}
