@@ -5,6 +5,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,6 +53,12 @@ type Source struct {
 	EmitInterval Duration `yaml:"emit_interval" json:"emit_interval,omitempty"` // continuous mode; default 30s
 	TLS          *TLS     `yaml:"tls" json:"tls,omitempty"`
 	SASL         *SASL    `yaml:"sasl" json:"sasl,omitempty"`
+	// Isolation is read_committed (default: records of aborted transactions are never read)
+	// or read_uncommitted (every record, aborted ones included).
+	Isolation string `yaml:"isolation" json:"isolation,omitempty"`
+	// ConnectTimeout bounds connecting to the brokers at start (default 30s): a broker that
+	// does not answer, or a peer that does not speak Kafka, is an error after it.
+	ConnectTimeout Duration `yaml:"connect_timeout" json:"connect_timeout,omitempty"`
 }
 
 // TLS configures a TLS connection to Kafka.
@@ -145,6 +152,7 @@ const (
 	DefaultBatchSize      = 1024
 	DefaultMaxRecordBytes = 16 << 20
 	DefaultEmitInterval   = Duration(30 * time.Second)
+	DefaultConnectTimeout = Duration(30 * time.Second)
 	DefaultPromAddr       = "127.0.0.1:9464"
 )
 
@@ -172,6 +180,12 @@ func (c *Config) ApplyDefaults() {
 		}
 		if c.Source.EmitInterval == 0 {
 			c.Source.EmitInterval = DefaultEmitInterval
+		}
+		if c.Source.Isolation == "" {
+			c.Source.Isolation = "read_committed"
+		}
+		if c.Source.ConnectTimeout == 0 {
+			c.Source.ConnectTimeout = DefaultConnectTimeout
 		}
 	}
 	if c.Pipeline.BatchSize == 0 {
@@ -267,7 +281,7 @@ func (c *Config) Validate() error {
 		for _, k := range []struct {
 			set  bool
 			name string
-		}{{len(s.Brokers) > 0, "brokers"}, {s.Topic != "", "topic"}, {len(s.Topics) > 0, "topics"}, {s.Group != "", "group"}, {s.Start != "", "start"}, {s.Mode != "", "mode"}} {
+		}{{len(s.Brokers) > 0, "brokers"}, {s.Topic != "", "topic"}, {len(s.Topics) > 0, "topics"}, {s.Group != "", "group"}, {s.Start != "", "start"}, {s.Mode != "", "mode"}, {s.Isolation != "", "isolation"}, {s.ConnectTimeout != 0, "connect_timeout"}} {
 			if k.set {
 				p.add("source."+k.name, "only applies to a kafka source")
 			}
@@ -294,8 +308,28 @@ func (c *Config) Validate() error {
 		oneOf(&p, "source.format", s.Format, "json", "arrow")
 		oneOf(&p, "source.start", s.Start, "earliest", "latest", "committed")
 		oneOf(&p, "source.mode", s.Mode, "bounded", "continuous")
+		oneOf(&p, "source.isolation", s.Isolation, "read_committed", "read_uncommitted")
+		if s.ConnectTimeout < 0 {
+			p.add("source.connect_timeout", "must be positive")
+		}
 		if s.EmitInterval < 0 {
 			p.add("source.emit_interval", "must be positive")
+		}
+		if t := s.TLS; t != nil {
+			// A missing file would otherwise surface only when the first connection is made.
+			for _, f := range []struct{ name, path string }{{"ca_file", t.CAFile}, {"cert_file", t.CertFile}, {"key_file", t.KeyFile}} {
+				if f.path == "" {
+					continue
+				}
+				if st, err := os.Stat(f.path); err != nil {
+					p.add("source.tls."+f.name, "%v", err)
+				} else if st.IsDir() {
+					p.add("source.tls."+f.name, "%s is a directory, not a PEM file", f.path)
+				}
+			}
+			if (t.CertFile == "") != (t.KeyFile == "") {
+				p.add("source.tls", "cert_file and key_file go together")
+			}
 		}
 		if s.SASL != nil {
 			oneOf(&p, "source.sasl.mechanism", s.SASL.Mechanism, "plain", "scram-sha-256", "scram-sha-512")
@@ -440,7 +474,7 @@ func validateText(p *Problems, c *Config) {
 	for _, k := range []struct {
 		set  bool
 		name string
-	}{{s.Path != "", "path"}, {len(s.Brokers) > 0, "brokers"}, {s.Topic != "", "topic"}, {len(s.Topics) > 0, "topics"}, {s.Group != "", "group"}, {s.Start != "", "start"}, {s.Mode != "", "mode"}} {
+	}{{s.Path != "", "path"}, {len(s.Brokers) > 0, "brokers"}, {s.Topic != "", "topic"}, {len(s.Topics) > 0, "topics"}, {s.Group != "", "group"}, {s.Start != "", "start"}, {s.Mode != "", "mode"}, {s.Isolation != "", "isolation"}, {s.ConnectTimeout != 0, "connect_timeout"}} {
 		if k.set {
 			p.add("source."+k.name, "does not apply to a text source (use hypotheses and references)")
 		}

@@ -40,7 +40,7 @@ func TestParseDefaultsAndValidate(t *testing.T) {
 
 func TestUnknownKeysListValidKeys(t *testing.T) {
 	tests := []struct{ yaml, want string }{
-		{"source: {type: file, paht: x}\n", `unknown key "paht" in source (valid keys: brokers, emit_interval, format, group, hypotheses, max_record_bytes, mode, path, `},
+		{"source: {type: file, paht: x}\n", `unknown key "paht" in source (valid keys: brokers, connect_timeout, emit_interval, format, group, hypotheses, isolation, max_record_bytes, mode, path, `},
 		{"pipelin: {}\n", `unknown key "pipelin" in the top level (valid keys: metrics, pipeline, sinks, slice_by, source, state, window)`},
 		{"sinks: [{type: json, pth: x}]\n", `unknown key "pth" in a sink`},
 	}
@@ -138,6 +138,44 @@ sinks: [{type: prometheus}]
 	require.ErrorContains(t, err, "window.field: required when window.time is event")
 	require.NotContains(t, err.Error(), "prometheus")
 	require.Equal(t, DefaultPromAddr, c.Sinks[0].Addr)
+}
+
+func TestKafkaIsolationAndTLSFiles(t *testing.T) {
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	require.NoError(t, os.WriteFile(ca, []byte("pem"), 0o600))
+	const base = "source: {type: kafka, brokers: [\"127.0.0.1:9092\"], topic: t%s}\nmetrics: [{type: accuracy}]\nsinks: [{type: stdout}]\n"
+	tests := []struct {
+		name, source string
+		want         []string // problems; none when empty
+	}{
+		{"defaults", "", nil},
+		{"read_uncommitted", ", isolation: read_uncommitted", nil},
+		{"bad isolation", ", isolation: committed", []string{"source.isolation: must be one of read_committed|read_uncommitted, got \"committed\""}},
+		{"negative connect_timeout", ", connect_timeout: -1s", []string{"source.connect_timeout: must be positive"}},
+		{"tls files exist", fmt.Sprintf(", tls: {ca_file: %q}", ca), nil},
+		{"tls files missing", fmt.Sprintf(", tls: {ca_file: %q, cert_file: %q, key_file: %q}", filepath.Join(dir, "nope.pem"), filepath.Join(dir, "c.pem"), dir),
+			[]string{"source.tls.ca_file: stat " + filepath.Join(dir, "nope.pem") + ": no such file or directory", "source.tls.cert_file: stat", "source.tls.key_file: " + dir + " is a directory"}},
+		{"cert without key", fmt.Sprintf(", tls: {cert_file: %q}", ca), []string{"source.tls: cert_file and key_file go together"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := Parse([]byte(fmt.Sprintf(base, tt.source)), nil)
+			require.NoError(t, err)
+			err = c.Validate()
+			if len(tt.want) == 0 {
+				require.NoError(t, err)
+				if tt.source == "" {
+					require.Equal(t, "read_committed", c.Source.Isolation)
+					require.Equal(t, DefaultConnectTimeout, c.Source.ConnectTimeout)
+				}
+				return
+			}
+			for _, w := range tt.want {
+				require.ErrorContains(t, err, w)
+			}
+		})
+	}
 }
 
 func FuzzParse(f *testing.F) {

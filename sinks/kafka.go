@@ -135,30 +135,46 @@ func DeadLetterJSON(d pipeline.DeadLetter) ([]byte, error) {
 
 // KafkaDeadLetters writes rejected records of a Kafka run to a topic, keyed by their
 // position (topic/partition/offset), so that copies written again after a restart can be
-// recognized. It is safe for concurrent use.
-type KafkaDeadLetters struct{ w *kafkago.Writer }
+// recognized. A dead letter larger than the topic's max.message.bytes is truncated to fit
+// (see fitDeadLetter). It is safe for concurrent use.
+type KafkaDeadLetters struct {
+	w        *kafkago.Writer
+	maxBytes int // the topic's max.message.bytes
+}
 
-// NewKafkaDeadLetters returns a dead-letter writer to topic.
+// NewKafkaDeadLetters returns a dead-letter writer to topic, for messages of up to the
+// broker's default max.message.bytes (SetMaxMessageBytes sets the topic's).
 func NewKafkaDeadLetters(brokers []string, topic string, transport *kafkago.Transport) *KafkaDeadLetters {
 	w := &kafkago.Writer{Addr: kafkago.TCP(brokers...), Topic: topic, Balancer: &kafkago.Hash{}, RequiredAcks: kafkago.RequireAll, BatchTimeout: 5 * time.Millisecond, AllowAutoTopicCreation: true, MaxAttempts: 5, WriteTimeout: 30 * time.Second}
 	if transport != nil {
 		w.Transport = transport
 	}
-	return &KafkaDeadLetters{w: w}
+	k := &KafkaDeadLetters{w: w}
+	k.SetMaxMessageBytes(DefaultMaxMessageBytes)
+	return k
 }
 
-// Write sends the dead letters and waits for the broker's acknowledgement.
+// SetMaxMessageBytes sets the largest record batch the topic accepts (its max.message.bytes):
+// dead letters are truncated to fit, and batched within it. Call it before Write.
+func (k *KafkaDeadLetters) SetMaxMessageBytes(n int) {
+	k.maxBytes = n
+	k.w.BatchBytes = int64(n)
+}
+
+// Write sends the dead letters and waits for the broker's acknowledgement. Its error is a
+// *DeadLetterError naming the position of the dead letter that failed.
 func (k *KafkaDeadLetters) Write(ctx context.Context, dead []pipeline.DeadLetter) error {
 	msgs := make([]kafkago.Message, len(dead))
 	for i, d := range dead {
-		b, err := DeadLetterJSON(d)
+		key := []byte(d.Pos.String())
+		b, err := fitDeadLetter(d, k.maxBytes-batchOverhead-len(key))
 		if err != nil {
-			return err
+			return &DeadLetterError{Topic: k.w.Topic, Pos: d.Pos, Err: fmt.Errorf("%w (max.message.bytes is %d)", err, k.maxBytes), Permanent: true}
 		}
-		msgs[i] = kafkago.Message{Key: []byte(d.Pos.String()), Value: b}
+		msgs[i] = kafkago.Message{Key: key, Value: b}
 	}
 	if err := k.w.WriteMessages(ctx, msgs...); err != nil {
-		return fmt.Errorf("dead-letter topic %s: %w", k.w.Topic, err)
+		return deadLetterWriteError(k.w.Topic, dead, err)
 	}
 	return nil
 }

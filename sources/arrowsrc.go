@@ -366,17 +366,8 @@ func (r *arrowReader) advance() error {
 			return fileError(r.fi.path, r.it.where(), err)
 		}
 		r.rec, r.row = rec, 0
-		// A corrupted row count must not make a tiny file yield billions of records.
-		if rows := rec.NumRows(); rows < 0 || rows > 64*r.fi.size+1<<20 {
-			return fileError(r.fi.path, r.it.where(), fmt.Errorf("%w: implausible row count %d for a file of %d bytes", ErrCorrupt, rows, r.fi.size))
-		}
-		// arrow/go does not check that the columns agree with the record batch (pyarrow's
-		// validation does): a column claiming more rows or nulls than it has is corruption,
-		// not rows to skip.
-		for i, col := range rec.Columns() {
-			if n := int64(col.Len()); n != rec.NumRows() || col.NullN() < 0 || col.NullN() > col.Len() {
-				return fileError(r.fi.path, r.it.where(), fmt.Errorf("%w: column %q has %d rows and %d nulls in a record batch of %d rows", ErrCorrupt, rec.Schema().Field(i).Name, n, col.NullN(), rec.NumRows()))
-			}
+		if err := CheckRecordBatch(rec, r.fi.size); err != nil {
+			return fileError(r.fi.path, r.it.where(), err)
 		}
 		if rec.Schema() != r.schema {
 			r.schema = rec.Schema()
@@ -566,3 +557,20 @@ func (it *ipcStreamIter) next() (arrow.Record, error) {
 // where names the record batch being read or just returned.
 func (it *ipcStreamIter) where() string { return fmt.Sprintf("record batch %d", it.cur) }
 func (it *ipcStreamIter) close()        { it.r.Release() }
+
+// CheckRecordBatch checks what arrow/go does not before a record batch read from size bytes
+// is converted: a plausible row count (a corrupted count must not make a tiny input yield
+// billions of records), and columns that agree with the batch (pyarrow's validation does
+// this: a column claiming more rows or nulls than it has is corruption, not rows to skip).
+// The error wraps ErrCorrupt.
+func CheckRecordBatch(rec arrow.Record, size int64) error {
+	if rows := rec.NumRows(); rows < 0 || rows > 64*size+1<<20 {
+		return fmt.Errorf("%w: implausible row count %d for %d bytes of input", ErrCorrupt, rows, size)
+	}
+	for i, col := range rec.Columns() {
+		if n := int64(col.Len()); n != rec.NumRows() || col.NullN() < 0 || col.NullN() > col.Len() {
+			return fmt.Errorf("%w: column %q has %d rows and %d nulls in a record batch of %d rows", ErrCorrupt, rec.Schema().Field(i).Name, n, col.NullN(), rec.NumRows())
+		}
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package sources
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -279,7 +280,40 @@ func TestHugeClaimsInArrowMetadata(t *testing.T) {
 				require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "allocated for a claim the file cannot back")
 			})
 		}
+		// The same stream as a Kafka message (format: arrow) goes through the same checks.
+		t.Run(tc.name+" (message)", func(t *testing.T) {
+			b := append([]byte(nil), data...)
+			tc.patch(b)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			err := readMessage(b)
+			runtime.ReadMemStats(&after)
+			require.Error(t, err)
+			t.Log(err)
+			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(64<<20), "allocated for a claim the message cannot back")
+		})
 	}
+}
+
+// readMessage reads every record batch of an Arrow IPC stream held in memory as the Kafka
+// source does: through NewArrowStreamReader and CheckRecordBatch.
+func readMessage(b []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	rd, err := NewArrowStreamReader(b, memory.NewGoAllocator())
+	if err != nil {
+		return err
+	}
+	defer rd.Release()
+	for rd.Next() {
+		if err := CheckRecordBatch(rd.Record(), int64(len(b))); err != nil {
+			return err
+		}
+	}
+	return rd.Err()
 }
 
 // streamToFile wraps the messages of a stream (metadata at msgs) in an Arrow IPC file: the

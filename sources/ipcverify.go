@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -633,4 +634,19 @@ func unexpected(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// NewArrowStreamReader returns a reader of the Arrow IPC stream held in b (a Kafka message)
+// that checks every message's metadata as the file sources do — lengths, counts and buffer
+// ranges against the bytes of b — before arrow-go allocates anything, so a message claiming
+// 2^40 values is an error, not an allocation. Releasing the reader releases what it holds;
+// b must outlive it.
+func NewArrowStreamReader(b []byte, mem memory.Allocator) (*ipc.Reader, error) {
+	mr := newSafeMessageReader(bytes.NewReader(b), int64(len(b)), mem)
+	rd, err := ipc.NewReaderFromMessageReader(mr, ipc.WithAllocator(mem))
+	if err != nil {
+		mr.Release()
+		return nil, err
+	}
+	return rd, nil
 }

@@ -2,17 +2,19 @@
 # A real single-node Apache Kafka (KRaft, static quorum) on 127.0.0.1 from Maven Central jars,
 # for the integration tests. No Docker needed: Java 17+ and Maven.
 #
-# usage: .ci/kafka/kafka-ci.sh {fetch|start|resume|stop|logs|txproduce TOPIC N}
+# usage: .ci/kafka/kafka-ci.sh {fetch|start|resume|stop|logs|txproduce TOPIC N [ABORT_EVERY [PRODUCERS]]}
 #   fetch   download the broker classpath into $KAFKA_HOME/lib (done by start when missing)
 #   start   wipe the data dir, format storage, start the broker, wait until it serves
 #   resume  start the broker again on the existing data dir (after stop), wait until it serves
 #   stop    stop the broker this script started (only that PID), TERM then KILL after 30 s
 #   logs    print the broker's output
-#   txproduce TOPIC N  send the lines of stdin to partition 0 of TOPIC in transactions of N
+#   txproduce TOPIC N [ABORT_EVERY [PRODUCERS]]  send the lines of stdin to partition 0 of TOPIC in transactions of N
 #           records (TxProduce.java, compiled into $KAFKA_HOME/tx on first use)
 #
 # Environment: KAFKA_LINE (4 = Kafka 4.x, default; 3 = 3.9.x), KAFKA_VERSION (e.g. 4.1.1),
 # KAFKA_HOME (default ${TMPDIR:-/tmp}/ci-kafka), KAFKA_PORT (9092), KAFKA_CONTROLLER_PORT (9093),
+# KAFKA_SASL_PORT (9094: SASL_PLAINTEXT, mechanism PLAIN, user KAFKA_SASL_USER with
+# KAFKA_SASL_PASSWORD; defaults evalstream / evalstream-test-secret),
 # KAFKA_HEAP_OPTS, KAFKA_JVM_OPTS, KAFKA_START_TIMEOUT (seconds, default 120).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,6 +23,10 @@ KAFKA_VERSION="${KAFKA_VERSION:-}"             # optional override, e.g. 4.1.1 o
 KAFKA_HOME="${KAFKA_HOME:-${TMPDIR:-/tmp}/ci-kafka}"
 KAFKA_PORT="${KAFKA_PORT:-9092}"
 KAFKA_CONTROLLER_PORT="${KAFKA_CONTROLLER_PORT:-9093}"
+# A second listener, SASL/PLAIN with one user, for the authentication tests.
+KAFKA_SASL_PORT="${KAFKA_SASL_PORT:-9094}"
+KAFKA_SASL_USER="${KAFKA_SASL_USER:-evalstream}"
+KAFKA_SASL_PASSWORD="${KAFKA_SASL_PASSWORD:-evalstream-test-secret}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}"
 KAFKA_JVM_OPTS="${KAFKA_JVM_OPTS:--XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true -Djava.net.preferIPv4Stack=true}"
 LIB="$KAFKA_HOME/lib"; CONF="$KAFKA_HOME/conf"; DATA="$KAFKA_HOME/data"
@@ -45,11 +51,13 @@ write_config() {
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:${KAFKA_CONTROLLER_PORT}
-listeners=PLAINTEXT://127.0.0.1:${KAFKA_PORT},CONTROLLER://127.0.0.1:${KAFKA_CONTROLLER_PORT}
-advertised.listeners=PLAINTEXT://127.0.0.1:${KAFKA_PORT}
+listeners=PLAINTEXT://127.0.0.1:${KAFKA_PORT},CONTROLLER://127.0.0.1:${KAFKA_CONTROLLER_PORT},SASL_PLAINTEXT://127.0.0.1:${KAFKA_SASL_PORT}
+advertised.listeners=PLAINTEXT://127.0.0.1:${KAFKA_PORT},SASL_PLAINTEXT://127.0.0.1:${KAFKA_SASL_PORT}
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
-listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+sasl.enabled.mechanisms=PLAIN
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_${KAFKA_SASL_USER}="${KAFKA_SASL_PASSWORD}";
 log.dirs=${DATA}
 auto.create.topics.enable=true
 delete.topic.enable=true
@@ -161,11 +169,11 @@ txproduce() {
     mkdir -p "$KAFKA_HOME/tx"
     javac -d "$KAFKA_HOME/tx" -cp "$LIB/*" "$HERE/TxProduce.java"
   fi
-  java -cp "$LIB/*:$KAFKA_HOME/tx" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn TxProduce "127.0.0.1:$KAFKA_PORT" "$1" "$2"
+  java -cp "$LIB/*:$KAFKA_HOME/tx" -Dorg.slf4j.simpleLogger.defaultLogLevel=warn TxProduce "127.0.0.1:$KAFKA_PORT" "$@"
 }
 
 case "${1:-}" in
   fetch) fetch ;; start) start ;; resume) resume ;; stop) stop ;; logs) cat "$OUT" ;;
   txproduce) shift; txproduce "$@" ;;
-  *) echo "usage: $0 {fetch|start|resume|stop|logs|txproduce TOPIC N}" >&2; exit 2 ;;
+  *) echo "usage: $0 {fetch|start|resume|stop|logs|txproduce TOPIC N [ABORT_EVERY [PRODUCERS]]}" >&2; exit 2 ;;
 esac

@@ -129,6 +129,7 @@ func cmdBenchKafka(ctx context.Context, args []string, stdout, stderr io.Writer)
 	repeat := fs.Int("repeat", 1, "run each pass this many times, alternating, and report the best (and the median)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the first consume+score pass to this file (go tool pprof)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	isolation := fs.String("isolation", "read_committed", "isolation of the consume+score pass: read_committed (the default of a kafka source) or read_uncommitted")
 	verbose := fs.Bool("v", false, "print the consumer's log, with the time since the pass began, to stderr")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -302,7 +303,7 @@ func cmdBenchKafka(ctx context.Context, args []string, stdout, stderr io.Writer)
 		group, state := fmt.Sprintf("%s-g%d", base, r), fmt.Sprintf("%s-state%d", base, r)
 		groups = append(groups, group)
 		created = append(created, state)
-		cfg := newCfg(config.Source{Type: "kafka", Brokers: brokers, Topic: topic, Group: group, Mode: "bounded"})
+		cfg := newCfg(config.Source{Type: "kafka", Brokers: brokers, Topic: topic, Group: group, Mode: "bounded", Isolation: *isolation})
 		cfg.State.Topic = state
 		j, err := buildJob(cfg)
 		if err != nil {

@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
@@ -438,6 +440,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				return usageErr("%s: -c needs a config with a kafka source, got source type %q", *cfgPath, cfg.Source.Type)
 			}
 			kc.Brokers = cfg.Source.Brokers
+			kc.ConnectTimeout = time.Duration(cfg.Source.ConnectTimeout)
 			if err := kafkaSecurity(&kc, cfg.Source); err != nil {
 				return err
 			}
@@ -523,10 +526,42 @@ Values, whatever the format (JSON, Arrow, Parquet, Kafka JSON or Arrow messages)
   NaN, ±Inf           never scored: a record holding one in any field a metric reads is rejected as
                       "non-finite value" (JSON 1e999 is +Inf), the field and value named
 
-Records rejected before any metric sees them: invalid json, invalid utf-8, record too large,
-non-finite value. Results name, per reason, the first 5 rejected records in input order
-(error_examples), whatever the worker count.
+Rejection reasons (the keys of results "errors"; results name, per reason, the first 5 rejected
+records in input order in "error_examples", whatever the worker count):
+  before any metric sees the record:
+    invalid json            a JSON line or message that does not parse, or is not an object
+    invalid utf-8           a string in a field read that is not valid UTF-8 (every format)
+    record too large        a JSON line or message over source.max_record_bytes
+    non-finite value        NaN or ±Inf in a field a metric reads (every format)
+    invalid arrow           a Kafka message (format: arrow) that is not a valid Arrow IPC stream
+    tombstone (null value)  a Kafka message whose value is null (its dead letter keeps the key)
+    late record             with a window: its window had closed (allowed_lateness passed)
+  by a metric (each metric's own cases are listed above under "rejects"):
 `)
+	seen := map[string]bool{}
+	var reasons []string
+	for _, d := range metrics.Docs() {
+		for _, inv := range d.Invalid {
+			r, _, _ := strings.Cut(inv, ":")
+			if !seen[r] {
+				seen[r] = true
+				reasons = append(reasons, r)
+			}
+		}
+	}
+	sort.Strings(reasons)
+	line := "   "
+	for i, r := range reasons {
+		if i > 0 {
+			line += ","
+		}
+		if len(line)+1+len(r) > 96 {
+			b.WriteString(line + "\n")
+			line = "   "
+		}
+		line += " " + r
+	}
+	b.WriteString(line + "\n")
 	_, err := io.WriteString(stdout, b.String())
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/evalstream/evalstream/config"
+	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources/kafka"
@@ -37,6 +38,8 @@ func (j *job) kafkaSettings(stderr io.Writer) (kafka.Config, *kafkago.Transport,
 		StateTopic:     j.cfg.State.Topic,
 		MaxRecordBytes: s.MaxRecordBytes,
 		Fields:         j.plan.Fields,
+		Isolation:      s.Isolation,
+		ConnectTimeout: time.Duration(s.ConnectTimeout),
 	}
 	if s.Topic != "" {
 		kc.Topics = []string{s.Topic}
@@ -123,6 +126,14 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 		return usageErr("the examples sink is not available with a kafka source")
 	}
 	continuous := j.cfg.Source.Mode == "continuous"
+	// A broker that is down, or a peer that is not one, is reported before any topic is
+	// created or looked up, within connect_timeout.
+	if err := kafka.Probe(ctx, kc); err != nil {
+		if ctx.Err() != nil {
+			return runtimeErr(errors.New(interruptedMessage(j.cfg.State.Topic)))
+		}
+		return runtimeErr(err)
+	}
 
 	ensure := func(topic string, compact bool, brokers []string) error {
 		ectx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -143,9 +154,26 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 			}
 			w := sinks.NewKafkaDeadLetters(kc.Brokers, dl.Topic, transport)
 			defer w.Close()
-			dead = w.Write
+			dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			limit, err := kafka.TopicMaxMessageBytes(dctx, kc, dl.Topic)
+			cancel()
+			if err != nil {
+				fmt.Fprintf(stderr, "evalstream: kafka: %v; dead letters are kept under the default max.message.bytes (%d)\n", err, sinks.DefaultMaxMessageBytes)
+			} else {
+				w.SetMaxMessageBytes(limit)
+			}
+			dead = func(ctx context.Context, d []pipeline.DeadLetter) error {
+				err := w.Write(ctx, d)
+				if de := (*sinks.DeadLetterError)(nil); errors.As(err, &de) && de.Permanent {
+					return kafka.Permanent(err)
+				}
+				return err
+			}
 		} else {
-			dead = sinks.NewDeadLetterLog(dl.Path).Write
+			// A dead-letter file that cannot be written stops the run: retrying the
+			// checkpoint would not make the file writable.
+			log := sinks.NewDeadLetterLog(dl.Path)
+			dead = func(ctx context.Context, d []pipeline.DeadLetter) error { return kafka.Permanent(log.Write(ctx, d)) }
 		}
 	}
 	outs := j.sinks(stdout)
@@ -211,7 +239,7 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 			return runtimeErr(err)
 		}
 		if !continuous && ctx.Err() != nil {
-			return runtimeErr(errors.New("interrupted; the progress made is in the state topic (run again to resume)"))
+			return runtimeErr(errors.New(interruptedMessage(j.cfg.State.Topic)))
 		}
 		return runtimeErr(err)
 	}
@@ -240,6 +268,15 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 		return runtimeErr(err)
 	}
 	return nil
+}
+
+// interruptedMessage says what became of a bounded run stopped by a signal, true to the
+// configuration: only a state topic keeps the progress for the next run.
+func interruptedMessage(stateTopic string) string {
+	if stateTopic == "" {
+		return "interrupted before the end offsets: no results were written, and without a state topic (state.topic) the progress is not kept, so the next run starts over"
+	}
+	return fmt.Sprintf("interrupted before the end offsets: no results were written; the progress is in the state topic %s (run the same configuration again to resume)", stateTopic)
 }
 
 func closeSinks(outs []pipeline.Sink) error {
@@ -291,10 +328,24 @@ func (p *partProc) Process(recs []pipeline.Record, m *kafkago.Message) error {
 			return &pipeline.BadRecordError{Pos: rec.Pos, Rejection: rej, MaxBad: p.pol.MaxBad, OverLimit: p.pol.OnError != "fail" || p.pol.MaxBad > 0}
 		}
 		if p.wantDead {
-			p.dead = append(p.dead, pipeline.DeadLetter{Pos: rec.Pos, Reason: rej.Reason, Error: rej.Error(), Raw: append([]byte(nil), rec.Raw...)})
+			d := pipeline.DeadLetter{Pos: rec.Pos, Reason: rej.Reason, Error: rej.Error(), Raw: append([]byte(nil), rec.Raw...)}
+			if m.Value == nil {
+				// A tombstone: its key, which says what was deleted, is all it holds.
+				d.Record, d.Fields = tombstoneRecord(m.Key), []string{kafka.FieldKey}
+			}
+			p.dead = append(p.dead, d)
 		}
 	}
 	return nil
+}
+
+// tombstoneRecord is the record of a tombstone's dead letter: its key (null for none).
+func tombstoneRecord(key []byte) *pipeline.Record {
+	v := core.Value{Kind: core.Null}
+	if key != nil {
+		v = core.Value{Kind: core.String, Str: string(key)}
+	}
+	return &pipeline.Record{Values: []core.Value{v}}
 }
 
 func (p *partProc) Pending() bool { return p.tr.HasClosed() }
@@ -451,11 +502,13 @@ func (e *emitter) final(ctx context.Context) (*pipeline.Accumulator, error) {
 	return total, e.write(ctx, total.Results())
 }
 
-// reportFromKafka merges the latest snapshot of every partition in a state topic.
 // reportFromKafka merges the latest snapshot of every partition in the state topic of kc,
 // which must hold those of one consumer group.
 func reportFromKafka(ctx context.Context, kc kafka.Config) (*pipeline.Accumulator, error) {
 	topic := kc.StateTopic
+	if err := kafka.Probe(ctx, kc); err != nil {
+		return nil, runtimeErr(err)
+	}
 	ups, err := kafka.LoadState(ctx, kc)
 	if err != nil {
 		return nil, runtimeErr(err)

@@ -14,11 +14,12 @@ import (
 // admin wraps the protocol client used for metadata, offsets and topic creation. It is
 // safe for concurrent use.
 type admin struct {
-	client *kafkago.Client
+	client    *kafkago.Client
+	isolation kafkago.IsolationLevel // of the end offsets
 }
 
 func newAdmin(c *Config) *admin {
-	return &admin{client: &kafkago.Client{Addr: kafkago.TCP(c.Brokers...), Timeout: 15 * time.Second, Transport: Transport(c.TLS, c.SASL)}}
+	return &admin{client: &kafkago.Client{Addr: kafkago.TCP(c.Brokers...), Timeout: 15 * time.Second, Transport: c.transport()}, isolation: c.isolation()}
 }
 
 // partitions lists every partition of the topics, sorted.
@@ -32,7 +33,7 @@ func (a *admin) partitions(ctx context.Context, topics []string) ([]TopicPartiti
 	for _, t := range resp.Topics {
 		if t.Error != nil {
 			if errors.Is(t.Error, kafkago.UnknownTopicOrPartition) {
-				return nil, fmt.Errorf("topic %q does not exist", t.Name)
+				return nil, fmt.Errorf("topic %q does not exist on the cluster at %s (evalstream reads existing topics; it does not create them)", t.Name, a.client.Addr)
 			}
 			return nil, fmt.Errorf("topic %q: %w", t.Name, t.Error)
 		}
@@ -43,7 +44,7 @@ func (a *admin) partitions(ctx context.Context, topics []string) ([]TopicPartiti
 	}
 	for _, t := range topics {
 		if !found[t] {
-			return nil, fmt.Errorf("topic %q does not exist", t)
+			return nil, fmt.Errorf("topic %q does not exist on the cluster at %s (evalstream reads existing topics; it does not create them)", t, a.client.Addr)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -74,7 +75,9 @@ func (a *admin) offsets(ctx context.Context, tps []TopicPartition, latest bool) 
 }
 
 func (a *admin) listOffsets(ctx context.Context, tps []TopicPartition, latest bool) (map[TopicPartition]int64, error) {
-	req := &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{}}
+	// Under read_committed the end offset is the last stable offset: a bounded run stops
+	// before a transaction still open at start.
+	req := &kafkago.ListOffsetsRequest{Topics: map[string][]kafkago.OffsetRequest{}, IsolationLevel: a.isolation}
 	for _, tp := range tps {
 		r := kafkago.FirstOffsetOf(tp.Partition)
 		if latest {
@@ -183,4 +186,32 @@ func (a *admin) ensureTopic(ctx context.Context, topic string, configs []kafkago
 		}
 	}
 	return nil
+}
+
+// TopicMaxMessageBytes returns the largest record batch topic accepts: its max.message.bytes
+// (the topic's own, else the broker's message.max.bytes). Only cfg's Brokers, TLS and SASL
+// are used.
+func TopicMaxMessageBytes(ctx context.Context, cfg Config, topic string) (int, error) {
+	a := newAdmin(&cfg)
+	resp, err := a.client.DescribeConfigs(ctx, &kafkago.DescribeConfigsRequest{Resources: []kafkago.DescribeConfigRequestResource{{
+		ResourceType: kafkago.ResourceTypeTopic, ResourceName: topic, ConfigNames: []string{"max.message.bytes"},
+	}}})
+	if err != nil {
+		return 0, fmt.Errorf("describe topic %s: %w", topic, err)
+	}
+	for _, r := range resp.Resources {
+		if r.Error != nil {
+			return 0, fmt.Errorf("describe topic %s: %w", topic, r.Error)
+		}
+		for _, e := range r.ConfigEntries {
+			if e.ConfigName == "max.message.bytes" {
+				n, err := strconv.Atoi(e.ConfigValue)
+				if err != nil || n <= 0 {
+					return 0, fmt.Errorf("topic %s: max.message.bytes is %q", topic, e.ConfigValue)
+				}
+				return n, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("describe topic %s: no max.message.bytes in the answer", topic)
 }

@@ -27,6 +27,7 @@ func TestBrokerRestart(t *testing.T) {
 	const parts = 4
 	createTopic(t, addrs, topic, parts)
 	recs := wmtRecords(t, 48000)
+	recs = append(append(recs, recs...), append(recs, recs...)...)
 	msgs, _ := spread(t, recs, parts, dir)
 	produce(t, addrs, topic, msgs)
 	want := fileResults(t, dir, filepath.Join(dir, "part-*.jsonl"), "")
@@ -36,8 +37,10 @@ func TestBrokerRestart(t *testing.T) {
 	var se lockedBuffer
 	cmd := start(t, []string{"EVALSTREAM_KAFKA_SESSION_TIMEOUT=6s"}, &se, "run", "-c", cfg)
 	require.Eventually(t, func() bool { return strings.Contains(se.String(), "assigned [") }, time.Minute, 50*time.Millisecond)
-	time.Sleep(2500 * time.Millisecond) // let a few snapshots cover progress
+	time.Sleep(800 * time.Millisecond) // let a few snapshots cover progress
 
+	// The broker must stop while the run is reading: a run already done would test nothing.
+	require.NotContainsf(t, se.String(), "every partition reached its end offset", "the run finished before the broker stopped: give the test more records")
 	stopped := true
 	kafkaCtl(t, ctl, "stop")
 	t.Cleanup(func() {
@@ -53,6 +56,7 @@ func TestBrokerRestart(t *testing.T) {
 
 	err := waitTimeout(t, cmd, 4*time.Minute)
 	require.NoErrorf(t, err, "the run must survive the broker restart:\n%s", tail(se.String()))
+	require.Contains(t, se.String(), "retry", "the run saw the broker down and retried")
 	require.Equal(t, want, readFile(t, out), "results after a broker restart must equal an uninterrupted run")
 	t.Logf("%d records; results equal. evalstream's log:\n%s", len(recs), tail(se.String()))
 }

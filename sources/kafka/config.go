@@ -30,6 +30,13 @@ const (
 	DefaultSessionTimeout     = 10 * time.Second
 	DefaultStateMaxBytes      = 64 << 20
 	DefaultMaxRecordBytes     = 16 << 20
+	DefaultConnectTimeout     = 30 * time.Second
+)
+
+// Isolation levels of Config.Isolation.
+const (
+	ReadCommitted   = "read_committed"
+	ReadUncommitted = "read_uncommitted"
 )
 
 // Config configures a Consumer. Fields left zero take the documented defaults.
@@ -70,6 +77,14 @@ type Config struct {
 	TLS *tls.Config
 	// SASL, when set, authenticates every connection.
 	SASL sasl.Mechanism
+	// Isolation is ReadCommitted (default: fetch up to the last stable offset and never
+	// hand out a record of an aborted transaction) or ReadUncommitted (every record up to
+	// the high watermark, aborted ones included). Transaction markers are skipped in both.
+	Isolation string
+	// ConnectTimeout bounds each attempt to connect to a broker, and the first contact with
+	// the cluster at start: a broker that does not answer, or a peer that does not speak
+	// Kafka, is then an error naming the address. Default 30s.
+	ConnectTimeout time.Duration
 	// SessionTimeout of the consumer group: how long a dead member keeps its partitions.
 	// Default 10s (the broker's minimum is usually 6s).
 	SessionTimeout time.Duration
@@ -78,6 +93,16 @@ type Config struct {
 }
 
 func (c *Config) bounded() bool { return c.Mode != "continuous" }
+
+func (c *Config) committed() bool { return c.Isolation != ReadUncommitted }
+
+// isolation is the Kafka isolation level of c.Isolation.
+func (c *Config) isolation() kafkago.IsolationLevel {
+	if c.committed() {
+		return kafkago.ReadCommitted
+	}
+	return kafkago.ReadUncommitted
+}
 
 // Validate fills defaults and returns every problem at once.
 func (c *Config) Validate() error {
@@ -106,6 +131,7 @@ func (c *Config) Validate() error {
 	def(&c.Format, "json")
 	def(&c.Start, "earliest")
 	def(&c.Mode, "bounded")
+	def(&c.Isolation, ReadCommitted)
 	if c.Format != "json" && c.Format != "arrow" {
 		errs = append(errs, fmt.Sprintf("format: must be json or arrow, got %q", c.Format))
 	}
@@ -114,6 +140,15 @@ func (c *Config) Validate() error {
 	}
 	if c.Mode != "bounded" && c.Mode != "continuous" {
 		errs = append(errs, fmt.Sprintf("mode: must be bounded or continuous, got %q", c.Mode))
+	}
+	if c.Isolation != ReadCommitted && c.Isolation != ReadUncommitted {
+		errs = append(errs, fmt.Sprintf("isolation: must be %s or %s, got %q", ReadCommitted, ReadUncommitted, c.Isolation))
+	}
+	if c.ConnectTimeout < 0 {
+		errs = append(errs, fmt.Sprintf("connect_timeout: must be positive, got %v", c.ConnectTimeout))
+	}
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = DefaultConnectTimeout
 	}
 	if c.CheckpointInterval <= 0 {
 		c.CheckpointInterval = DefaultCheckpointInterval
@@ -137,7 +172,22 @@ func (c *Config) Validate() error {
 }
 
 func (c *Config) dialer() *kafkago.Dialer {
-	return &kafkago.Dialer{Timeout: 10 * time.Second, DualStack: true, TLS: c.TLS, SASLMechanism: c.SASL, ClientID: "evalstream"}
+	return &kafkago.Dialer{Timeout: c.connectTimeout(), DualStack: true, TLS: c.TLS, SASLMechanism: c.SASL, ClientID: "evalstream"}
+}
+
+// connectTimeout is ConnectTimeout, or its default for a config that was not validated.
+func (c *Config) connectTimeout() time.Duration {
+	if c.ConnectTimeout > 0 {
+		return c.ConnectTimeout
+	}
+	return DefaultConnectTimeout
+}
+
+// transport returns a kafka-go transport with the config's TLS, SASL and connect timeout.
+func (c *Config) transport() *kafkago.Transport {
+	t := Transport(c.TLS, c.SASL)
+	t.DialTimeout = c.connectTimeout()
+	return t
 }
 
 // Transport returns a kafka-go transport with the config's TLS and SASL settings.

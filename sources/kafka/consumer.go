@@ -127,6 +127,9 @@ func New(cfg Config, newProc NewProcessor, dead DeadLetterWriter) (*Consumer, er
 func (c *Consumer) Run(ctx context.Context, updates chan<- Update) (err error) {
 	defer close(updates)
 	c.updates = updates
+	if err := Probe(ctx, c.cfg); err != nil {
+		return err
+	}
 	tps, err := c.adm.partitions(ctx, c.cfg.Topics)
 	if err != nil {
 		return err
@@ -482,7 +485,7 @@ const runMessages = 4096
 // (ProcessColumns), and the others go through Process one by one, in order: the decoder
 // and the processor see exactly what they would see message by message. An error is fatal.
 func (c *Consumer) fold(ps *partState, msgs []kafkago.Message, dec *Decoder, cb *colBuilder, target int64) error {
-	bounded := c.cfg.bounded()
+	bounded, committed := c.cfg.bounded(), c.cfg.committed()
 	var last *kafkago.Message
 	for i := range msgs {
 		m := &msgs[i]
@@ -491,7 +494,7 @@ func (c *Consumer) fold(ps *partState, msgs []kafkago.Message, dec *Decoder, cb 
 		}
 		crashPoint("fetch")
 		switch {
-		case isTxnMarker(m):
+		case isSkipped(m) || !committed && isTxnMarker(m):
 		case cb.try() && dec.appendInts(m.Value, cb):
 			cb.hit(m)
 		default:
@@ -524,8 +527,9 @@ func (c *Consumer) fold(ps *partState, msgs []kafkago.Message, dec *Decoder, cb 
 
 // isTxnMarker reports whether m is a transaction marker: the control record that commits or
 // aborts a transaction, which exactly-once producers leave in the partition. kafka-go's batch
-// reader returns control records as messages without flagging them, so a marker is known by
-// its layout: a 4-byte key (version 0, int16; type 0 abort or 1 commit, int16) and a 6-byte
+// reader (read_uncommitted; the read_committed fetcher flags markers itself, see skipped)
+// returns control records as messages without flagging them, so a marker is known by its
+// layout: a 4-byte key (version 0, int16; type 0 abort or 1 commit, int16) and a 6-byte
 // value (version 0, int16; coordinator epoch, int32). No JSON message starts with a zero
 // byte, and no Arrow stream is 6 bytes long, so no record of either format is taken for one.
 func isTxnMarker(m *kafkago.Message) bool {
@@ -640,4 +644,14 @@ func (c *Consumer) commit(ps *partState) {
 	if err := ps.commits.commit(ps.tp.Topic, ps.tp.Partition, ps.next); err != nil {
 		c.cfg.Logf("%s: commit offset %d: %v (the snapshot is durable; the commit is advisory)", ps.tp, ps.next, err)
 	}
+}
+
+// Permanent marks an error of a DeadLetterWriter that retrying cannot cure (a dead letter the
+// sink refuses, a sink that cannot be written): the run stops with it instead of retrying
+// the checkpoint.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &fatalError{err}
 }

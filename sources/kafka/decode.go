@@ -10,7 +10,6 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
-	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	kafkago "github.com/segmentio/kafka-go"
 
@@ -35,6 +34,11 @@ const (
 	ReasonInvalidArrow = "invalid arrow"
 	ReasonInvalidUTF8  = "invalid utf-8"
 	ReasonTooLarge     = "record too large"
+	// ReasonTombstone is a message whose value is null: in a compacted topic, the deletion
+	// of its key. kafka-go's batch reader (read_uncommitted) returns an empty value as null
+	// too, so there an empty message is reported as a tombstone; the read_committed fetcher
+	// tells them apart (an empty value is invalid JSON or Arrow).
+	ReasonTombstone = "tombstone (null value)"
 )
 
 // seqOf is the order key of a message: partition in the top 16 bits, offset below. Rows of
@@ -171,7 +175,7 @@ func (d *Decoder) one() []pipeline.Record {
 // partition, offset, timestamp, header.X) the record lacks are filled from m, bad records
 // included (for slicing and dead letters).
 func (d *Decoder) Decode(m *kafkago.Message) []pipeline.Record {
-	if d.format == "arrow" || len(m.Value) > d.maxBytes {
+	if d.format == "arrow" || len(m.Value) > d.maxBytes || m.Value == nil {
 		return d.decodeOther(m)
 	}
 	recs := d.one()
@@ -197,7 +201,8 @@ func (d *Decoder) Decode(m *kafkago.Message) []pipeline.Record {
 	return recs
 }
 
-// decodeOther decodes an Arrow message, or a message too large for either format.
+// decodeOther decodes an Arrow message, or a tombstone or a message too large for either
+// format.
 func (d *Decoder) decodeOther(m *kafkago.Message) []pipeline.Record {
 	base := pipeline.Record{
 		Seq: seqOf(m.Partition, m.Offset),
@@ -210,6 +215,9 @@ func (d *Decoder) decodeOther(m *kafkago.Message) []pipeline.Record {
 		d.fillMeta(recs[0].Values, m)
 		recs[0].Err = &core.RecordError{Reason: reason, Detail: detail}
 		return recs
+	}
+	if m.Value == nil {
+		return bad(ReasonTombstone, "the message value is null (a deletion in a compacted topic), not a record")
 	}
 	if len(m.Value) > d.maxBytes {
 		base.Raw = bytes.Clone(m.Value)
@@ -271,7 +279,7 @@ func (d *Decoder) decodeArrow(b []byte, base pipeline.Record) (recs []pipeline.R
 			recs, err = nil, fmt.Errorf("malformed Arrow IPC stream: %v", p)
 		}
 	}()
-	rd, err := ipc.NewReader(bytes.NewReader(b), ipc.WithAllocator(memory.NewGoAllocator()))
+	rd, err := sources.NewArrowStreamReader(b, memory.NewGoAllocator())
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC stream: %v", err)
 	}
@@ -287,6 +295,9 @@ func (d *Decoder) decodeArrow(b []byte, base pipeline.Record) (recs []pipeline.R
 	row := int64(0)
 	for rd.Next() {
 		rec := rd.Record()
+		if err := sources.CheckRecordBatch(rec, int64(len(b))); err != nil {
+			return nil, err
+		}
 		n := int(rec.NumRows())
 		start := len(recs)
 		for k := 0; k < n; k++ {

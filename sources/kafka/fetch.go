@@ -40,10 +40,11 @@ type fetcher struct {
 	conn      *kafkago.Conn
 	stopAfter func() bool // the context.AfterFunc that interrupts conn's reads
 	batch     *kafkago.Batch
-	offset    int64     // the next offset wanted
-	fullBatch bool      // read the next message of batch in full, even for a lean read
-	fullNext  bool      // set fullBatch for the next batch
-	refreshed time.Time // when the read deadline was last pushed back
+	cf        *committedFetch // read_committed: fetches through the protocol package instead
+	offset    int64           // the next offset wanted
+	fullBatch bool            // read the next message of batch in full, even for a lean read
+	fullNext  bool            // set fullBatch for the next batch
+	refreshed time.Time       // when the read deadline was last pushed back
 
 	// now is the time, read every clockEvery messages (time.Now costs a good share of
 	// a small message): the count adapts so that the clock is read about every
@@ -55,7 +56,19 @@ type fetcher struct {
 
 // newFetcher returns a fetcher of tp from offset whose fetches ask for up to maxBytes.
 func newFetcher(cfg *Config, tp TopicPartition, offset int64, maxBytes int) *fetcher {
-	return &fetcher{cfg: cfg, tp: tp, maxBytes: maxBytes, offset: offset, clockEvery: 1}
+	f := &fetcher{cfg: cfg, tp: tp, maxBytes: maxBytes, offset: offset, clockEvery: 1}
+	if cfg.committed() {
+		f.cf = newCommittedFetch(cfg)
+	}
+	return f
+}
+
+// loaded reports whether a fetch response is being read.
+func (f *fetcher) loaded() bool {
+	if f.cf != nil {
+		return f.cf.loaded
+	}
+	return f.batch != nil
 }
 
 // tick reads the clock after a message and keeps the read deadline ahead of the processing,
@@ -69,7 +82,7 @@ func (f *fetcher) tick() {
 		f.clockEvery /= 2
 	}
 	f.now, f.sinceClock = now, 0
-	if now.Sub(f.refreshed) > time.Second {
+	if now.Sub(f.refreshed) > time.Second && f.conn != nil {
 		f.refreshed = now
 		f.conn.SetReadDeadline(now.Add(fetchReadTimeout))
 	}
@@ -85,7 +98,7 @@ func (f *fetcher) next(ctx context.Context, deadline time.Time, m *kafkago.Messa
 			f.drop()
 			return err
 		}
-		if f.batch != nil {
+		if f.loaded() {
 			ok, err := f.take(ctx, m, nil)
 			if ok || err != nil {
 				return err
@@ -139,7 +152,7 @@ func (f *fetcher) read(ctx context.Context, deadline time.Time, r *run, max int,
 			r.msgs = r.msgs[:0]
 			return err
 		}
-		if f.batch == nil {
+		if !f.loaded() {
 			if len(r.msgs) > 0 {
 				return nil
 			}
@@ -149,7 +162,7 @@ func (f *fetcher) read(ctx context.Context, deadline time.Time, r *run, max int,
 			continue
 		}
 		var buf *[]byte
-		if lean && !f.fullBatch {
+		if lean && !f.fullBatch && f.cf == nil {
 			if cap(r.buf)-len(r.buf) < leanMinSpare {
 				return nil // len(r.msgs) > 0: the buffer is used
 			}
@@ -178,7 +191,15 @@ var errReadFull = errors.New("read the message in full")
 func (f *fetcher) take(ctx context.Context, m *kafkago.Message, buf *[]byte) (bool, error) {
 	for {
 		var err error
-		if buf != nil {
+		if f.cf != nil {
+			ok, err := f.cf.take(m)
+			if err != nil {
+				return false, f.fetchError(err)
+			}
+			if !ok {
+				return false, nil
+			}
+		} else if buf != nil {
 			err = f.takeLean(m, buf)
 		} else {
 			*m, err = f.batch.ReadMessage()
@@ -191,7 +212,7 @@ func (f *fetcher) take(ctx context.Context, m *kafkago.Message, buf *[]byte) (bo
 				continue // a compressed batch may start before the offset asked for
 			}
 			f.offset = m.Offset + 1
-			if buf == nil {
+			if buf == nil && f.cf == nil {
 				f.fullBatch = false // the message a lean read left was read in full
 			}
 			return true, nil
@@ -245,6 +266,14 @@ func (f *fetcher) fetch(ctx context.Context, deadline time.Time) error {
 	if wait <= 0 {
 		return errFetchDeadline
 	}
+	if f.cf != nil {
+		err := f.fetchCommitted(ctx, min(max(wait, 10*time.Millisecond), FetchMaxWait))
+		if cerr := ctx.Err(); cerr != nil {
+			f.drop()
+			return cerr
+		}
+		return err
+	}
 	if f.conn == nil {
 		if err := f.dial(ctx); err != nil {
 			if cerr := ctx.Err(); cerr != nil {
@@ -273,9 +302,7 @@ func (f *fetcher) fetchError(err error) error {
 	case errors.Is(err, kafkago.RequestTimedOut):
 		return nil
 	case errors.Is(err, kafkago.OffsetOutOfRange):
-		f.conn.SetDeadline(time.Now().Add(fetchReadTimeout))
-		first, last, oerr := f.conn.ReadOffsets()
-		f.conn.SetDeadline(time.Time{})
+		first, last, oerr := f.readOffsets()
 		switch {
 		case oerr != nil:
 			err = fmt.Errorf("%w (then reading the offsets: %v)", err, oerr)
@@ -291,6 +318,18 @@ func (f *fetcher) fetchError(err error) error {
 	}
 	f.drop()
 	return err
+}
+
+// readOffsets returns the partition's first and end offsets.
+func (f *fetcher) readOffsets() (first, last int64, err error) {
+	if f.cf != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), fetchReadTimeout)
+		defer cancel()
+		return f.cf.readOffsets(ctx, f.tp)
+	}
+	f.conn.SetDeadline(time.Now().Add(fetchReadTimeout))
+	defer f.conn.SetDeadline(time.Time{})
+	return f.conn.ReadOffsets()
 }
 
 // dial connects to the partition's leader through the first broker that answers, and
@@ -335,7 +374,15 @@ func (f *fetcher) drop() {
 		f.batch.Close()
 		f.batch = nil
 	}
+	if f.cf != nil {
+		f.cf.release()
+	}
 }
 
 // close releases the fetcher.
-func (f *fetcher) close() { f.drop() }
+func (f *fetcher) close() {
+	f.drop()
+	if f.cf != nil {
+		f.cf.close()
+	}
+}

@@ -82,7 +82,11 @@ func newKafkaStore(ctx context.Context, cfg *Config, adm *admin, topic string, g
 	if err != nil {
 		return nil, fmt.Errorf("state topic: %w", err)
 	}
-	s := &kafkaStore{cfg: cfg, adm: adm, topic: topic, group: group, deliver: deliver, m: map[string]Update{}, pos: map[int]int64{}, changed: make(chan struct{})}
+	// The state topic is written without transactions: it is read with the batch reader
+	// (read_uncommitted), whatever the isolation of the topics scored.
+	scfg := *cfg
+	scfg.Isolation = ReadUncommitted
+	s := &kafkaStore{cfg: &scfg, adm: adm, topic: topic, group: group, deliver: deliver, m: map[string]Update{}, pos: map[int]int64{}, changed: make(chan struct{})}
 	for _, tp := range tps {
 		s.parts = append(s.parts, tp.Partition)
 		s.pos[tp.Partition] = first[tp]

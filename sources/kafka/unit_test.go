@@ -76,6 +76,19 @@ func TestDecodeJSONAndMetadata(t *testing.T) {
 			require.Equal(t, core.Value{Kind: core.String, Str: "k"}, recs[0].Values[3])
 		})
 	}
+	// A null value is a tombstone, in either format, with the key kept for the dead letter;
+	// an empty value is not.
+	for _, format := range []string{"json", "arrow"} {
+		fd := NewDecoder(format, d.fields, 200)
+		recs := fd.Decode(&kafkago.Message{Topic: "t", Offset: 8, Key: []byte("deleted-id")})
+		require.Len(t, recs, 1)
+		require.NotNil(t, recs[0].Err, format)
+		require.Equal(t, ReasonTombstone, recs[0].Err.Reason, format)
+		require.Nil(t, recs[0].Raw)
+		require.Equal(t, core.Value{Kind: core.String, Str: "deleted-id"}, recs[0].Values[3])
+		recs = fd.Decode(&kafkago.Message{Topic: "t", Offset: 9, Value: []byte{}})
+		require.NotEqual(t, ReasonTombstone, recs[0].Err.Reason, format)
+	}
 	// Invalid UTF-8 outside the projected fields is accepted (as encoding/json does).
 	recs = d.Decode(&kafkago.Message{Value: []byte("{\"other\": \"\xff\", \"label\": 1}")})
 	require.Nil(t, recs[0].Err)
@@ -156,7 +169,7 @@ func TestDecodeArrow(t *testing.T) {
 	require.Equal(t, int64(3), recs[3].Pos.Row)
 	require.Equal(t, recs[0].Seq, recs[3].Seq)
 
-	for _, v := range [][]byte{[]byte("garbage"), arrowMessage(t)[:100], nil} {
+	for _, v := range [][]byte{[]byte("garbage"), arrowMessage(t)[:100], {}} {
 		recs := d.Decode(&kafkago.Message{Value: v})
 		require.Len(t, recs, 1)
 		require.NotNil(t, recs[0].Err)
