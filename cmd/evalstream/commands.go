@@ -161,6 +161,9 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		var files []string
 		for _, in := range inputs {
 			fl, err := sources.Expand(sources.FileConfig{Path: in, Format: *inFormat})
+			if errors.Is(err, sources.ErrFormat) {
+				err = fmt.Errorf("%w\n(plain-text hypothesis files, one segment per line: give the references with -r REF)", err)
+			}
 			if err != nil {
 				return sourceErr(err)
 			}
@@ -222,7 +225,7 @@ func noRecordsErr(acc *pipeline.Accumulator) error {
 		return nil
 	}
 	if acc.Skipped > 0 {
-		return runtimeErr(fmt.Errorf("no record was scored: all %d records were bad (see the errors above); exit 1 under every on_error policy", acc.Skipped))
+		return runtimeErr(fmt.Errorf("no record was scored: all %d records were bad (their reasons are in the results); a run that scores nothing exits 1 whatever on_error", acc.Skipped))
 	}
 	return runtimeErr(errors.New("no record was scored: the input holds no records"))
 }

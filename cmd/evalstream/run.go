@@ -145,6 +145,11 @@ func buildJob(cfg *config.Config) (*job, error) {
 	}
 	var systems []string
 	if cfg.Source.Type == "text" {
+		for _, f := range cfg.SliceBy {
+			if f != text.FieldSystem {
+				return nil, usageErr("slice_by %q: plain-text records have only the fields prediction, references and system; they are always reported per system", f)
+			}
+		}
 		// Every text record carries its system: results are always reported per system.
 		for _, h := range cfg.Source.Hypotheses {
 			systems = append(systems, text.SystemName(h))

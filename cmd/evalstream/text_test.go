@@ -204,6 +204,8 @@ func TestTextInputs(t *testing.T) {
 		},
 		{name: "missing file", args: []string{"-r", "ref.de", "nope.txt"}, code: 1, stderr: []string{"nope.txt"}},
 		{name: "no hypothesis", args: []string{"-r", "ref.de"}, code: 2, stderr: []string{"needs at least one hypothesis file"}},
+		{name: "text file without -r", args: []string{"sys.hyp"}, code: 2, stderr: []string{"unsupported input format", "give the references with -r REF"}},
+		{name: "slice by another field", args: []string{"-r", "ref.de", "sys.hyp", "--slice-by", "lang"}, code: 2, stderr: []string{`slice_by "lang": plain-text records have only`}},
 		{name: "stdin without -r", args: []string{"-"}, code: 2, stderr: []string{"give the references with -r"}},
 		{name: "--input-format with -r", args: []string{"-r", "ref.de", "--input-format", "jsonl", "sys.hyp"}, code: 2, stderr: []string{"--input-format does not apply"}},
 		{
