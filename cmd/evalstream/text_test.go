@@ -111,6 +111,33 @@ func TestTextMatchesSacrebleu(t *testing.T) {
 	require.NotContains(t, r.stdout, "[system=")
 }
 
+// TestTextMatchesJiwer checks WER and CER of `score -r REF SYS...` against jiwer 4.0.0's
+// (testdata/text/jiwer.json, from gen_jiwer.py), exactly.
+func TestTextMatchesJiwer(t *testing.T) {
+	dir, err := filepath.Abs("../../testdata/text")
+	require.NoError(t, err)
+	var golden struct {
+		Systems map[string]struct {
+			Segments int64   `json:"segments"`
+			WER      float64 `json:"wer"`
+			CER      float64 `json:"cer"`
+		} `json:"systems"`
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "jiwer.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, &golden))
+	require.Len(t, golden.Systems, 2)
+	r := run(t, dir, "score", "-r", "newstest2017.ref.de", "LIUM-NMT.de.txt", "online-B.de.txt", "--metric", "wer", "--metric", "cer", "--format", "json")
+	require.Equal(t, 0, r.code, r.stderr)
+	res := parseResults(t, r.stdout)
+	for name, g := range golden.Systems {
+		sl := res.Slices["system="+name]
+		require.Equal(t, g.Segments, sl.Records, name)
+		require.Equal(t, g.WER, sl.Metrics["wer"]["value"], name)
+		require.Equal(t, g.CER, sl.Metrics["cer"]["value"], name)
+	}
+}
+
 // TestTextInputs covers the shapes of plain-text inputs and their errors.
 func TestTextInputs(t *testing.T) {
 	hyp := "the cat sat on the mat\na dog ran in the park\nit is e.g. 3.5\n"
