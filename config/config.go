@@ -29,8 +29,12 @@ type Config struct {
 
 // Source says where records come from.
 type Source struct {
-	// Type is "file" (default) or "kafka".
+	// Type is "file" (default), "kafka" or "text".
 	Type string `yaml:"type" json:"type"`
+	// Hypotheses (text sources) holds one plain-text file per system, one segment per line;
+	// References holds the line-aligned reference files (one per reference). "-" is stdin.
+	Hypotheses []string `yaml:"hypotheses" json:"hypotheses,omitempty"`
+	References []string `yaml:"references" json:"references,omitempty"`
 	// Path is a file, a glob or a directory (file sources).
 	Path string `yaml:"path" json:"path,omitempty"`
 	// Format is auto (by extension; default) | jsonl | arrow | arrows | parquet for files, and
@@ -257,8 +261,18 @@ func oneOf(p *Problems, path, v string, allowed ...string) {
 func (c *Config) Validate() error {
 	var p Problems
 	s := c.Source
-	oneOf(&p, "source.type", s.Type, "file", "kafka")
+	oneOf(&p, "source.type", s.Type, "file", "kafka", "text")
+	if s.Type != "text" {
+		if len(s.Hypotheses) > 0 {
+			p.add("source.hypotheses", "only applies to a text source")
+		}
+		if len(s.References) > 0 {
+			p.add("source.references", "only applies to a text source")
+		}
+	}
 	switch s.Type {
+	case "text":
+		validateText(&p, c)
 	case "file":
 		if s.Path == "" {
 			p.add("source.path", "required for a file source")
@@ -430,4 +444,45 @@ func (c *Config) Validate() error {
 	}
 	sort.Strings(p)
 	return p
+}
+
+// validateText checks a text source: hypothesis and reference files, at most one of them
+// standard input, and none of the file- or Kafka-only keys.
+func validateText(p *Problems, c *Config) {
+	s := c.Source
+	if len(s.Hypotheses) == 0 {
+		p.add("source.hypotheses", "required for a text source: one file per system")
+	}
+	if len(s.References) == 0 {
+		p.add("source.references", "required for a text source: one or more line-aligned reference files")
+	}
+	stdin := 0
+	for i, h := range append(append([]string(nil), s.Hypotheses...), s.References...) {
+		if h == "" {
+			p.add("source", "empty path in hypotheses/references (entry %d)", i)
+		}
+		if h == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		p.add("source", "standard input (-) is named %d times in hypotheses/references; at most one input can read it", stdin)
+	}
+	if s.Format != "" && s.Format != "auto" && s.Format != "text" {
+		p.add("source.format", "a text source reads plain text (gzip-compressed or not); got %q", s.Format)
+	}
+	for _, k := range []struct {
+		set  bool
+		name string
+	}{{s.Path != "", "path"}, {len(s.Brokers) > 0, "brokers"}, {s.Topic != "", "topic"}, {len(s.Topics) > 0, "topics"}, {s.Group != "", "group"}, {s.Start != "", "start"}, {s.Mode != "", "mode"}, {s.Isolation != "", "isolation"}, {s.ConnectTimeout != 0, "connect_timeout"}} {
+		if k.set {
+			p.add("source."+k.name, "does not apply to a text source (use hypotheses and references)")
+		}
+	}
+	if c.Window != nil {
+		p.add("window", "only applies to a kafka source")
+	}
+	if c.State.Topic != "" {
+		p.add("state.topic", "only applies to a kafka source")
+	}
 }

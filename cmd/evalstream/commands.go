@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -17,24 +19,67 @@ import (
 	"github.com/evalstream/evalstream/sources/kafka"
 )
 
+const scoreHelp = `Usage: evalstream score [flags] INPUT...
+       evalstream score -r REF [-r REF2]... [flags] HYP...
+
+Scores files without a config. INPUTs are JSONL / Arrow / Parquet files, globs or
+directories. With -r, the arguments are plain-text files as sacrebleu and jiwer take them:
+each HYP file is one system (one segment per line), each -r file one reference, all
+line-aligned; any extension, gzip read transparently, "-" for stdin (once). Each system is
+reported as the slice system=NAME (its file's base name without .gz and one text extension
+such as .txt/.hyp); several systems print a systems x metrics table. Flags may come before
+or after the files.
+
+Metrics: --metric TYPE[:opt=val,...], repeatable. name=NAME sets the name the result is
+reported under (default the type; repeats of a type are numbered bleu, bleu_2, ...), e.g.
+  --metric bleu:name=bleu_intl,tokenize=intl --metric chrf:name=chrf2,beta=2
+See "evalstream list" for every type and option.
+
+Examples:
+  evalstream score -r newstest.de sysA.de sysB.de --metric bleu:scale=100 --metric chrf
+  evalstream score --metric bleu --on-error skip --max-bad 0.01 --output out/results.csv data/*.jsonl
+
+Exit codes: 0 success; 1 runtime failure, including a run that scored no record (whatever
+the on-error policy: every record bad, or an empty input) and a run with more bad records
+than --max-bad; 2 usage error, including hypothesis and reference files whose line counts
+differ (found before anything is scored).
+
+Flags:
+`
+
 func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("score", stderr)
-	var metricSpecs, sliceBy stringList
-	fs.Var(&metricSpecs, "metric", "TYPE[:opt=val,...] (repeatable), e.g. bleu:tokenize=intl,ngram=4")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), scoreHelp)
+		fs.PrintDefaults()
+	}
+	var metricSpecs, sliceBy, refFiles stringList
+	fs.Var(&metricSpecs, "metric", "TYPE[:opt=val,...] (repeatable), e.g. bleu:tokenize=intl,ngram=4 or bleu:name=bleu4")
+	fs.Var(&refFiles, "r", "plain-text reference file, line-aligned with every HYP file (repeatable: several references)")
+	fs.Var(&refFiles, "ref", "same as -r")
 	pred := fs.String("prediction", "", "prediction field (default: each metric's default, `prediction`)")
 	refs := fs.String("references", "", "references field (default `references`)")
 	label := fs.String("label", "", "label field (default `label`)")
-	format := fs.String("format", "table", "output: table|json")
+	format := fs.String("format", "table", "output on stdout: table|json")
+	output := fs.String("output", "", "also write the results to this file: .json, .csv or .jsonl (appended history)")
 	workers := fs.Int("workers", 0, "worker goroutines (0 = one per CPU)")
 	batch := fs.Int("batch-size", config.DefaultBatchSize, "records per batch")
-	inFormat := fs.String("input-format", "auto", "auto|jsonl|arrow|arrows|parquet")
-	onError := fs.String("on-error", "fail", "bad records: fail|skip")
+	inFormat := fs.String("input-format", "auto", "auto|jsonl|arrow|arrows|parquet (not with -r)")
+	onError := fs.String("on-error", "fail", "bad records: fail|skip|dead_letter")
+	deadLetter := fs.String("dead-letter", "", "write bad records to this JSONL file (implies --on-error dead_letter)")
+	maxBad := fs.String("max-bad", "", "bad records tolerated before the run fails (exit 1): a count (10) or a fraction (0.01); default 0 with --on-error fail, unlimited otherwise")
 	fs.Var(&sliceBy, "slice-by", "also report every metric per value of this field (repeatable)")
 	savePath := fs.String("save-state", "", "also write the reduced metric states to this file")
-	if err := parseFlags(fs, args); err != nil {
+	inputs, err := parseInterspersed(fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if len(inputs) == 0 {
+		if len(refFiles) > 0 {
+			return usageErr("score -r REF needs at least one hypothesis file (or - for stdin)")
+		}
 		return usageErr("score needs at least one INPUT file, glob or directory")
 	}
 	if len(metricSpecs) == 0 {
@@ -43,11 +88,43 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *format != "table" && *format != "json" {
 		return usageErr("--format must be table or json, got %q", *format)
 	}
+	if *deadLetter != "" {
+		if set["on-error"] && *onError != "dead_letter" {
+			return usageErr("--dead-letter goes with --on-error dead_letter, not %q", *onError)
+		}
+		*onError = "dead_letter"
+	} else if *onError == "dead_letter" {
+		return usageErr("--on-error dead_letter needs --dead-letter FILE")
+	}
+	text := len(refFiles) > 0
+	if text && set["input-format"] {
+		return usageErr("--input-format does not apply to plain-text inputs (-r)")
+	}
+	src := config.Source{Type: "file", Path: inputs[0], Format: *inFormat}
+	if text {
+		src = config.Source{Type: "text", Hypotheses: inputs, References: refFiles}
+	} else {
+		for _, in := range inputs {
+			if in == "-" {
+				return usageErr("stdin (-) is read as plain text: give the references with -r REF")
+			}
+		}
+	}
 	cfg := &config.Config{
-		Source:   config.Source{Type: "file", Path: fs.Arg(0), Format: *inFormat},
-		Pipeline: config.Pipeline{Workers: *workers, BatchSize: *batch, OnError: *onError},
+		Source:   src,
+		Pipeline: config.Pipeline{Workers: *workers, BatchSize: *batch, OnError: *onError, MaxBad: *maxBad},
 		SliceBy:  sliceBy,
 		Sinks:    []config.Sink{{Type: "stdout"}},
+	}
+	if *deadLetter != "" {
+		cfg.Pipeline.DeadLetter.Path = *deadLetter
+	}
+	if *output != "" {
+		typ, err := outputType(*output)
+		if err != nil {
+			return err
+		}
+		cfg.Sinks = append(cfg.Sinks, config.Sink{Type: typ, Path: *output})
 	}
 	names := map[string]int{}
 	for _, spec := range metricSpecs {
@@ -73,27 +150,45 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var files []string
-	for _, in := range fs.Args() {
-		fl, err := sources.Expand(sources.FileConfig{Path: in, Format: *inFormat})
+	var source pipeline.Source
+	if text {
+		ts, err := j.openSource(ctx)
 		if err != nil {
 			return sourceErr(err)
 		}
-		files = append(files, fl...)
+		source = ts
+	} else {
+		var files []string
+		for _, in := range inputs {
+			fl, err := sources.Expand(sources.FileConfig{Path: in, Format: *inFormat})
+			if errors.Is(err, sources.ErrFormat) {
+				err = fmt.Errorf("%w\n(plain-text hypothesis files, one segment per line: give the references with -r REF)", err)
+			}
+			if err != nil {
+				return sourceErr(err)
+			}
+			files = append(files, fl...)
+		}
+		source = &chainSource{open: func(i int) (pipeline.Source, error) {
+			return sources.OpenFiles(sources.FileConfig{Path: files[i], Format: *inFormat}, j.plan.Fields, *batch, cfg.Source.MaxRecordBytes)
+		}, n: len(files)}
 	}
-	src := &chainSource{open: func(i int) (pipeline.Source, error) {
-		return sources.OpenFiles(sources.FileConfig{Path: files[i], Format: *inFormat}, j.plan.Fields, *batch, cfg.Source.MaxRecordBytes)
-	}, n: len(files)}
-	defer src.Close()
+	defer source.Close()
 	if err := j.checkOutputs(*savePath); err != nil {
 		return err
 	}
-	acc, out, err := j.fold(ctx, src, stderr)
+	acc, out, err := j.fold(ctx, source, stderr)
 	if err != nil {
 		return err
 	}
 	if *format == "json" {
-		j.cfg.Sinks = nil
+		var keep []config.Sink
+		for _, s := range j.cfg.Sinks {
+			if s.Type != "stdout" {
+				keep = append(keep, s)
+			}
+		}
+		j.cfg.Sinks = keep
 		if err := j.emit(ctx, acc, out, stdout, *savePath); err != nil {
 			return err
 		}
@@ -101,10 +196,59 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return runtimeErr(err)
 		}
-		_, err = stdout.Write(b)
+		if _, err := stdout.Write(b); err != nil {
+			return err
+		}
+		return noRecordsErr(acc)
+	}
+	if err := j.emit(ctx, acc, out, stdout, *savePath); err != nil {
 		return err
 	}
-	return j.emit(ctx, acc, out, stdout, *savePath)
+	return noRecordsErr(acc)
+}
+
+// outputType is the sink type that --output FILE writes, from the file's extension.
+func outputType(path string) (string, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".json", ".csv", ".jsonl":
+		return ext[1:], nil
+	default:
+		return "", usageErr("--output %s: cannot tell the format from the extension %q; use .json, .csv or .jsonl", path, ext)
+	}
+}
+
+// noRecordsErr fails a run that scored no record (exit 1), whatever the bad-record policy:
+// a run whose every record was rejected (or whose input was empty) computed nothing, and a
+// nightly job must not pass on it. The results are written before, so the reasons show.
+func noRecordsErr(acc *pipeline.Accumulator) error {
+	if acc.Records > 0 {
+		return nil
+	}
+	if acc.Skipped > 0 {
+		return runtimeErr(fmt.Errorf("no record was scored: all %d records were bad (their reasons are in the results); a run that scores nothing exits 1 whatever on_error", acc.Skipped))
+	}
+	return runtimeErr(errors.New("no record was scored: the input holds no records"))
+}
+
+// parseInterspersed parses flags that may come before, between or after the positional
+// arguments (as sacrebleu and most CLIs allow); "--" ends the flags. It returns the
+// positional arguments in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if used := len(args) - len(rest); used > 0 && args[used-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }
 
 // parseMetricFlag parses TYPE[:opt=val,...]. Values in brackets may contain commas

@@ -42,6 +42,7 @@ const usage = `evalstream scores model outputs at scale.
 Usage:
   evalstream run -c PIPELINE.yaml [--set key.path=value]... [--save-state PATH]
   evalstream score [flags] INPUT...          ad-hoc scoring without a config (see: evalstream score -h)
+  evalstream score -r REF [-r REF]... HYP... plain-text systems and references, as sacrebleu takes them
   evalstream merge -o OUT.state STATE...     merge partial states into one
   evalstream report [--format table|json] STATE...
   evalstream report --from-kafka STATE_TOPIC (--brokers ADDR[,ADDR] | -c PIPELINE.yaml) [--format json]
@@ -50,7 +51,8 @@ Usage:
   evalstream bench [flags]                   measure throughput on a synthetic corpus or a file
   evalstream version
 
-Exit codes: 0 success, 1 runtime failure, 2 usage or config error. SIGINT or SIGTERM
+Exit codes: 0 success, 1 runtime failure (also a run that scored no record, whatever
+on_error: every record bad or an empty input), 2 usage or config error. SIGINT or SIGTERM
 stops a file run with exit 1 and writes no results (output files keep their old content).
 `
 

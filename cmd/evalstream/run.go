@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/evalstream/evalstream/pipeline"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
+	"github.com/evalstream/evalstream/sources/text"
 )
 
 // stringList is a repeatable string flag.
@@ -94,6 +96,8 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 type job struct {
 	cfg  *config.Config
 	plan *pipeline.Plan
+	// systems names the systems of a text source, in hypothesis-file order.
+	systems []string
 }
 
 // buildJob validates the config and builds every metric, reporting every problem at once
@@ -139,7 +143,22 @@ func buildJob(cfg *config.Config) (*job, error) {
 			extra = append(extra, "id")
 		}
 	}
-	return &job{cfg: cfg, plan: pipeline.NewPlan(ms, cfg.SliceBy, extra...)}, nil
+	var systems []string
+	if cfg.Source.Type == "text" {
+		for _, f := range cfg.SliceBy {
+			if f != text.FieldSystem {
+				return nil, usageErr("slice_by %q: plain-text records have only the fields prediction, references and system; they are always reported per system", f)
+			}
+		}
+		// Every text record carries its system: results are always reported per system.
+		for _, h := range cfg.Source.Hypotheses {
+			systems = append(systems, text.SystemName(h))
+		}
+		if !slices.Contains(cfg.SliceBy, text.FieldSystem) {
+			cfg.SliceBy = append([]string{text.FieldSystem}, cfg.SliceBy...)
+		}
+	}
+	return &job{cfg: cfg, plan: pipeline.NewPlan(ms, cfg.SliceBy, extra...), systems: systems}, nil
 }
 
 // normalizeEntry turns YAML scalars into strings for the name and type keys.
@@ -168,6 +187,9 @@ func (j *job) configSignature() string {
 		fmt.Fprintf(h, "%s=%s\n", m.Name, m.Signature())
 	}
 	fmt.Fprintf(h, "slice_by=%v\nsource=%s:%s%s%v\n", j.cfg.SliceBy, j.cfg.Source.Type, j.cfg.Source.Path, j.cfg.Source.Topic, j.cfg.Source.Topics)
+	if j.cfg.Source.Type == "text" {
+		fmt.Fprintf(h, "hypotheses=%q\nreferences=%q\n", j.cfg.Source.Hypotheses, j.cfg.Source.References)
+	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
 }
 
@@ -176,7 +198,11 @@ func (j *job) sinks(stdout io.Writer) []pipeline.Sink {
 	for _, s := range j.cfg.Sinks {
 		switch s.Type {
 		case "stdout":
-			out = append(out, &sinks.Table{W: stdout})
+			if len(j.systems) > 1 {
+				out = append(out, &systemsTable{W: stdout, Systems: j.systems})
+			} else {
+				out = append(out, &sinks.Table{W: stdout})
+			}
 		case "json":
 			out = append(out, &sinks.JSON{Path: s.Path})
 		case "csv":
@@ -197,9 +223,11 @@ func (j *job) examplesSink() (path, format string) {
 	return "", ""
 }
 
-func (j *job) openSource() (pipeline.Source, error) {
+func (j *job) openSource(ctx context.Context) (pipeline.Source, error) {
 	c := j.cfg
 	switch c.Source.Type {
+	case "text":
+		return text.Open(ctx, text.Config{Hypotheses: c.Source.Hypotheses, References: c.Source.References}, j.plan.Fields, c.Pipeline.BatchSize)
 	case "file":
 		src, err := sources.OpenFiles(sources.FileConfig{Path: c.Source.Path, Format: c.Source.Format}, j.plan.Fields, c.Pipeline.BatchSize, c.Source.MaxRecordBytes)
 		if err != nil {
@@ -214,7 +242,7 @@ func (j *job) openSource() (pipeline.Source, error) {
 // be told, does not match source.format, or is not read (Feather V1) is a usage error (exit
 // 2: the user sets the format or converts the file); anything else is a runtime failure.
 func sourceErr(err error) error {
-	if errors.Is(err, sources.ErrFormat) {
+	if errors.Is(err, sources.ErrFormat) || errors.Is(err, text.ErrInput) {
 		return &exitError{2, err}
 	}
 	return runtimeErr(err)
@@ -228,7 +256,7 @@ func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath st
 	if j.cfg.Source.Type == "kafka" {
 		return j.executeKafka(ctx, stdout, stderr, savePath)
 	}
-	src, err := j.openSource()
+	src, err := j.openSource(ctx)
 	if err != nil {
 		return sourceErr(err)
 	}
@@ -237,7 +265,10 @@ func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath st
 	if err != nil {
 		return err
 	}
-	return j.emit(ctx, acc, out, stdout, savePath)
+	if err := j.emit(ctx, acc, out, stdout, savePath); err != nil {
+		return err
+	}
+	return noRecordsErr(acc)
 }
 
 // checkOutputs fails (exit 1) when an output file of the job could not be written — its
@@ -379,7 +410,7 @@ func (j *job) emit(ctx context.Context, acc *pipeline.Accumulator, out *sinks.Re
 	// disk), a rename of a written file in its own directory practically cannot.
 	var table []pipeline.Sink
 	for _, s := range later {
-		if _, ok := s.(*sinks.Table); ok {
+		if isTable(s) {
 			table = append(table, s)
 			continue
 		}

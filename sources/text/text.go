@@ -1,0 +1,375 @@
+// Package text reads plain-text inputs the way sacrebleu and jiwer take them: one system's
+// hypotheses per file, one segment per line, and one or more reference files aligned with
+// them line by line. Each line of a hypothesis file becomes one record
+// {prediction: line, references: [line of each reference file], system: NAME}, so every text
+// metric reads it with its default fields.
+//
+// Lines are split on "\n" only and lose their trailing whitespace (Python's str.rstrip, as
+// sacrebleu's reader does: "\r", spaces, tabs, Unicode spaces and \x1c-\x1f); a UTF-8 byte
+// order mark at the start of a file is dropped. Files are gzip-decompressed when they start
+// with the gzip magic bytes, whatever their name. The path "-" reads standard input (at most
+// one input may be "-").
+//
+// Memory: the references are held in memory for the whole run and one hypothesis file at a
+// time; record strings alias those buffers and stay valid after Batch.Release.
+package text
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/sources"
+)
+
+// Stdin is the path that names standard input.
+const Stdin = "-"
+
+// Fields a text record can fill; any other requested field is Missing.
+const (
+	FieldPrediction = "prediction"
+	FieldReferences = "references"
+	FieldSystem     = "system"
+)
+
+// ErrInput is wrapped by every error about how the inputs fit together (no references, two
+// inputs reading stdin, two systems with the same name, files with different line counts):
+// they are found before any record is scored, and the caller fixes the command line.
+var ErrInput = errors.New("text inputs do not fit together")
+
+// Config names the files of a text source.
+type Config struct {
+	// Hypotheses holds one file per system, in the order the systems are reported and their
+	// records are numbered.
+	Hypotheses []string
+	// References holds one file per reference; every file has as many lines as each
+	// hypothesis file.
+	References []string
+	// Stdin is read for the path "-"; nil means os.Stdin.
+	Stdin io.Reader
+}
+
+// lines is a decoded text file: the file's content and its lines (substrings of it).
+type lines struct {
+	path  string
+	lines []string
+	bytes int64
+}
+
+// Source reads the records of every system in turn. It implements pipeline.Source and
+// pipeline.Sizer. It is used by one goroutine (the pipeline's reader), not concurrently.
+type Source struct {
+	hyps      []string
+	names     []string
+	refs      []lines
+	stdin     *lines // the content of "-", read at Open
+	fields    []string
+	batchSize int
+	total     int64
+
+	sys int    // the system being read
+	cur *lines // its lines, loaded when its turn comes
+	row int
+}
+
+// SystemName is the name a hypothesis file's system is reported under: the file's base
+// name without its compression extension (.gz) and without one text extension (.txt, .hyp,
+// .out, .ref, .trans, .detok, .tok), so that "out/online-A.de.txt.gz" is "online-A.de".
+// Standard input is "stdin".
+func SystemName(path string) string {
+	if path == Stdin {
+		return "stdin"
+	}
+	name := filepath.Base(path)
+	for _, ext := range []string{".gz", ".gzip"} {
+		if n, ok := strings.CutSuffix(name, ext); ok && n != "" {
+			name = n
+			break
+		}
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".txt", ".hyp", ".out", ".ref", ".trans", ".detok", ".tok":
+		if n := strings.TrimSuffix(name, filepath.Ext(name)); n != "" {
+			name = n
+		}
+	}
+	return name
+}
+
+// Open checks the inputs and reads the references (and standard input, when named). Line
+// counts are compared before anything is scored: an error wrapping ErrInput names both files
+// and their counts. fields are the fields the pipeline asked for, in order. Cancelling ctx
+// stops the wait for standard input (a pipe whose writer stays open).
+func Open(ctx context.Context, cfg Config, fields []string, batchSize int) (*Source, error) {
+	if len(cfg.Hypotheses) == 0 {
+		return nil, fmt.Errorf("%w: no hypothesis file", ErrInput)
+	}
+	if len(cfg.References) == 0 {
+		return nil, fmt.Errorf("%w: no reference file (give one or more -r REF)", ErrInput)
+	}
+	if batchSize < 1 {
+		batchSize = 1
+	}
+	stdinUsers := 0
+	for _, p := range append(append([]string(nil), cfg.Hypotheses...), cfg.References...) {
+		if p == Stdin {
+			stdinUsers++
+		}
+	}
+	if stdinUsers > 1 {
+		return nil, fmt.Errorf("%w: standard input (-) is named %d times; at most one input can read it", ErrInput, stdinUsers)
+	}
+	s := &Source{hyps: cfg.Hypotheses, fields: fields, batchSize: batchSize}
+	seen := map[string]string{}
+	for _, h := range cfg.Hypotheses {
+		n := SystemName(h)
+		if prev, ok := seen[n]; ok {
+			return nil, fmt.Errorf("%w: %s and %s both name the system %q; rename one", ErrInput, prev, h, n)
+		}
+		seen[n] = h
+		s.names = append(s.names, n)
+	}
+	in := cfg.Stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	if stdinUsers == 1 {
+		l, err := readStdin(ctx, in)
+		if err != nil {
+			return nil, err
+		}
+		s.stdin = &l
+	}
+	for _, r := range cfg.References {
+		l, err := s.load(r)
+		if err != nil {
+			return nil, err
+		}
+		if len(s.refs) > 0 && len(l.lines) != len(s.refs[0].lines) {
+			return nil, mismatch(s.refs[0].path, len(s.refs[0].lines), l.path, len(l.lines))
+		}
+		s.refs = append(s.refs, l)
+	}
+	want := len(s.refs[0].lines)
+	for _, h := range cfg.Hypotheses {
+		n, size, err := s.count(h)
+		if err != nil {
+			return nil, err
+		}
+		if n != want {
+			return nil, mismatch(displayPath(h), n, s.refs[0].path, want)
+		}
+		s.total += size
+	}
+	return s, nil
+}
+
+// Systems returns the system names in hypothesis-file order.
+func (s *Source) Systems() []string { return s.names }
+
+// TotalBytes is the size of the hypothesis files (decompressed), for progress.
+func (s *Source) TotalBytes() int64 { return s.total }
+
+func mismatch(a string, an int, b string, bn int) error {
+	return fmt.Errorf("%w: %s has %d lines but %s has %d; hypothesis and reference files must be line-aligned", ErrInput, a, an, b, bn)
+}
+
+func displayPath(p string) string {
+	if p == Stdin {
+		return "<stdin>"
+	}
+	return p
+}
+
+// load reads a whole input.
+func (s *Source) load(path string) (lines, error) {
+	if path == Stdin {
+		return *s.stdin, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return lines{}, fmt.Errorf("sources: %w", err)
+	}
+	defer f.Close()
+	return readLines(path, f)
+}
+
+// count returns the number of lines of an input and its decompressed size without keeping
+// its content.
+func (s *Source) count(path string) (int, int64, error) {
+	if path == Stdin {
+		return len(s.stdin.lines), s.stdin.bytes, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("sources: %w", err)
+	}
+	defer f.Close()
+	r, closeZ, err := sources.MaybeGunzip(f)
+	if err != nil {
+		return 0, 0, fmt.Errorf("sources: %s: %w", path, err)
+	}
+	defer closeZ()
+	buf := make([]byte, 256<<10)
+	var n int
+	var size int64
+	last := byte('\n')
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			size += int64(k)
+			for _, c := range buf[:k] {
+				if c == '\n' {
+					n++
+				}
+			}
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, 0, fmt.Errorf("sources: %s: %w", path, err)
+		}
+	}
+	if last != '\n' {
+		n++ // a last line without a newline
+	}
+	return n, size, nil
+}
+
+// readStdin reads standard input to its end, or until ctx is cancelled: a blocked read
+// cannot be interrupted, so it runs on its own goroutine, which is left behind (the process
+// is exiting) when ctx ends first.
+func readStdin(ctx context.Context, in io.Reader) (lines, error) {
+	type res struct {
+		l   lines
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		l, err := readLines(Stdin, in)
+		done <- res{l, err}
+	}()
+	select {
+	case r := <-done:
+		return r.l, r.err
+	case <-ctx.Done():
+		return lines{}, fmt.Errorf("sources: reading standard input: %w", context.Cause(ctx))
+	}
+}
+
+// readLines reads r (decompressing gzip) and splits it into lines.
+func readLines(path string, r io.Reader) (lines, error) {
+	zr, closeZ, err := sources.MaybeGunzip(r)
+	if err != nil {
+		return lines{}, fmt.Errorf("sources: %s: %w", displayPath(path), err)
+	}
+	defer closeZ()
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		return lines{}, fmt.Errorf("sources: %s: %w", displayPath(path), err)
+	}
+	content := string(b)
+	out := lines{path: displayPath(path), bytes: int64(len(b))}
+	content = strings.TrimPrefix(content, "\uFEFF")
+	content = strings.TrimSuffix(content, "\n")
+	if len(b) == 0 {
+		return out, nil
+	}
+	out.lines = strings.Split(content, "\n")
+	for i, l := range out.lines {
+		out.lines[i] = strings.TrimRightFunc(l, pySpace)
+	}
+	return out, nil
+}
+
+// pySpace is Python's str.isspace for one rune: Unicode white space plus the separators
+// \x1c-\x1f. Invalid UTF-8 decodes to U+FFFD, which is not a space, so a bad byte is kept.
+func pySpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+}
+
+// Next returns the next batch of records of the current system.
+func (s *Source) Next(ctx context.Context) (*pipeline.Batch, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for s.cur == nil || s.row >= len(s.cur.lines) {
+		if s.cur != nil {
+			s.sys++
+			s.cur, s.row = nil, 0
+		}
+		if s.sys >= len(s.hyps) {
+			return nil, io.EOF
+		}
+		l, err := s.load(s.hyps[s.sys])
+		if err != nil {
+			return nil, err
+		}
+		if want := len(s.refs[0].lines); len(l.lines) != want {
+			// The file changed since Open counted it.
+			return nil, fmt.Errorf("sources: %s: has %d lines now, %d when the run started", l.path, len(l.lines), want)
+		}
+		s.cur = &l
+	}
+	n := min(s.batchSize, len(s.cur.lines)-s.row)
+	b := &pipeline.Batch{Records: make([]pipeline.Record, n)}
+	vals := make([]core.Value, n*len(s.fields))
+	refs := make([]string, n*len(s.refs))
+	for i := range n {
+		row := s.row + i
+		rec := &b.Records[i]
+		rec.Values = vals[i*len(s.fields) : (i+1)*len(s.fields) : (i+1)*len(s.fields)]
+		rec.Seq = uint64(s.sys)<<48 | uint64(row)
+		rec.Pos = pipeline.Position{File: s.cur.path, Row: int64(row)}
+		pred := s.cur.lines[row]
+		b.Bytes += int64(len(pred)) + 1
+		rr := refs[i*len(s.refs) : (i+1)*len(s.refs) : (i+1)*len(s.refs)]
+		for k := range s.refs {
+			rr[k] = s.refs[k].lines[row]
+		}
+		for k, f := range s.fields {
+			switch f {
+			case FieldPrediction:
+				rec.Values[k] = core.Value{Kind: core.String, Str: pred}
+			case FieldReferences:
+				rec.Values[k] = core.Value{Kind: core.StringList, Strs: rr}
+			case FieldSystem:
+				rec.Values[k] = core.Value{Kind: core.String, Str: s.names[s.sys]}
+			}
+		}
+		rec.Err = checkUTF8(s.cur.path, pred, s.refs, row)
+		rec.UTF8Checked = rec.Err == nil
+	}
+	s.row += n
+	return b, nil
+}
+
+// checkUTF8 rejects a line pair holding invalid UTF-8, naming the file and line at fault.
+func checkUTF8(hypPath, pred string, refs []lines, row int) *core.RecordError {
+	if !utf8.ValidString(pred) {
+		return &core.RecordError{Reason: "invalid utf-8", Field: FieldPrediction, Detail: fmt.Sprintf("%s:%d is not valid UTF-8", hypPath, row+1)}
+	}
+	for _, r := range refs {
+		if !utf8.ValidString(r.lines[row]) {
+			return &core.RecordError{Reason: "invalid utf-8", Field: FieldReferences, Detail: fmt.Sprintf("%s:%d is not valid UTF-8", r.path, row+1)}
+		}
+	}
+	return nil
+}
+
+// Close releases the buffers; the source reads no more.
+func (s *Source) Close() error {
+	s.cur, s.refs, s.stdin = nil, nil, nil
+	s.sys = len(s.hyps)
+	return nil
+}
