@@ -48,15 +48,15 @@ func (m *Brier) Check(ex *core.Example) error {
 }
 
 // NewState returns an empty state.
-func (m *Brier) NewState() core.State { return &BrierState{m: m, shape: newShape()} }
+func (m *Brier) NewState() core.State {
+	return &BrierState{m: m, sumState: sumState{shape: newShape()}}
+}
 
 // BrierState holds the record count, the exact sum of the per-record squared errors and the
 // shape of the records (a few hundred bytes). It is not safe for concurrent use.
 type BrierState struct {
-	m     *Brier
-	n     int64
-	sum   core.Sum
-	shape shape
+	m *Brier
+	sumState
 }
 
 // Add folds one record weight times; records Check rejects are ignored. Each difference is
@@ -97,42 +97,22 @@ func (s *BrierState) Merge(other core.State) error {
 	if !ok || o.m.sig != s.m.sig {
 		return core.Incompatible(s, other)
 	}
-	s.n += o.n
-	s.sum.Merge(&o.sum)
-	s.shape.merge(&o.shape)
+	s.merge(&o.sumState)
 	return nil
 }
 
 // MarshalBinary writes the signature, the count, the sum and the shape.
 func (s *BrierState) MarshalBinary() ([]byte, error) {
-	var e core.Encoder
-	e.Byte(stateVersion)
-	e.String(s.m.sig)
-	e.Varint(s.n)
-	e.Sum(&s.sum)
-	s.shape.encode(&e)
-	return e.B, nil
+	return s.marshal(s.m.sig), nil
 }
 
 // DecodeState reads a state written by MarshalBinary.
 func (m *Brier) DecodeState(b []byte) (core.State, error) {
-	d := core.NewDecoder(b)
-	if err := decodeHeader(d, "brier", stateVersion, m.sig); err != nil {
+	ss, err := unmarshalSumState(b, "brier", m.sig)
+	if err != nil {
 		return nil, err
 	}
-	s := &BrierState{m: m, shape: newShape()}
-	s.n = d.Varint()
-	s.sum = d.Sum()
-	if err := s.shape.decode(d); err != nil {
-		return nil, err
-	}
-	if err := d.Finish(); err != nil {
-		return nil, err
-	}
-	if s.n < 0 {
-		return nil, corrupt("brier: negative count")
-	}
-	return s, nil
+	return &BrierState{m: m, sumState: ss}, nil
 }
 
 // Result is the mean per-record squared error summed over the columns, halved for inputs with

@@ -58,7 +58,9 @@ func (m *LogLoss) Check(ex *core.Example) error {
 }
 
 // NewState returns an empty state.
-func (m *LogLoss) NewState() core.State { return &LogLossState{m: m, shape: newShape()} }
+func (m *LogLoss) NewState() core.State {
+	return &LogLossState{m: m, sumState: sumState{shape: newShape()}}
+}
 
 func (m *LogLoss) clip(p float64) float64 {
 	if m.hasEps {
@@ -86,10 +88,8 @@ func (m *LogLoss) term(r *record) float64 {
 // LogLossState holds the record count, the exact sum of the per-record losses and the shape
 // of the records (a few hundred bytes). It is not safe for concurrent use.
 type LogLossState struct {
-	m     *LogLoss
-	n     int64
-	sum   core.Sum
-	shape shape
+	m *LogLoss
+	sumState
 }
 
 // Add folds one record weight times; records Check rejects are ignored.
@@ -109,42 +109,22 @@ func (s *LogLossState) Merge(other core.State) error {
 	if !ok || o.m.sig != s.m.sig {
 		return core.Incompatible(s, other)
 	}
-	s.n += o.n
-	s.sum.Merge(&o.sum)
-	s.shape.merge(&o.shape)
+	s.merge(&o.sumState)
 	return nil
 }
 
 // MarshalBinary writes the signature, the count, the sum and the shape.
 func (s *LogLossState) MarshalBinary() ([]byte, error) {
-	var e core.Encoder
-	e.Byte(stateVersion)
-	e.String(s.m.sig)
-	e.Varint(s.n)
-	e.Sum(&s.sum)
-	s.shape.encode(&e)
-	return e.B, nil
+	return s.marshal(s.m.sig), nil
 }
 
 // DecodeState reads a state written by MarshalBinary.
 func (m *LogLoss) DecodeState(b []byte) (core.State, error) {
-	d := core.NewDecoder(b)
-	if err := decodeHeader(d, "log_loss", stateVersion, m.sig); err != nil {
+	ss, err := unmarshalSumState(b, "log_loss", m.sig)
+	if err != nil {
 		return nil, err
 	}
-	s := &LogLossState{m: m, shape: newShape()}
-	s.n = d.Varint()
-	s.sum = d.Sum()
-	if err := s.shape.decode(d); err != nil {
-		return nil, err
-	}
-	if err := d.Finish(); err != nil {
-		return nil, err
-	}
-	if s.n < 0 {
-		return nil, corrupt("log_loss: negative count")
-	}
-	return s, nil
+	return &LogLossState{m: m, sumState: ss}, nil
 }
 
 // Result is the mean (or, with normalize false, the sum) of the per-record losses.
