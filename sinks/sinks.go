@@ -236,21 +236,24 @@ func (s *Table) Write(_ context.Context, r *pipeline.Results) error {
 		line(row)
 	}
 	fmt.Fprintf(&b, "records: %d scored, %d skipped\n", r.Records, r.Skipped)
-	if len(r.Errors) > 0 {
-		keys := make([]string, 0, len(r.Errors))
-		for k := range r.Errors {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Fprintf(&b, "  bad records: %-28s %d\n", k, r.Errors[k])
-			if ex := r.ErrorExamples[k]; len(ex) > 0 {
-				fmt.Fprintf(&b, "    first at: %s\n", strings.Join(ex, ", "))
-			}
-		}
-	}
+	writeBadRecords(&b, r)
 	_, err := io.WriteString(s.W, b.String())
 	return err
+}
+
+// writeBadRecords lists the rejection counts by reason, each with the first positions.
+func writeBadRecords(b *strings.Builder, r *pipeline.Results) {
+	keys := make([]string, 0, len(r.Errors))
+	for k := range r.Errors {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(b, "  bad records: %-28s %d\n", k, r.Errors[k])
+		if ex := r.ErrorExamples[k]; len(ex) > 0 {
+			fmt.Fprintf(b, "    first at: %s\n", strings.Join(ex, ", "))
+		}
+	}
 }
 
 // Close does nothing.

@@ -199,7 +199,7 @@ func (j *job) sinks(stdout io.Writer) []pipeline.Sink {
 		switch s.Type {
 		case "stdout":
 			if len(j.systems) > 1 {
-				out = append(out, &systemsTable{W: stdout, Systems: j.systems})
+				out = append(out, &sinks.SystemsTable{W: stdout, Field: text.FieldSystem, Systems: j.systems})
 			} else {
 				out = append(out, &sinks.Table{W: stdout})
 			}
@@ -500,4 +500,14 @@ func startProgress(stderr io.Writer, p *pipeline.Progress, src pipeline.Source) 
 func (j *job) examplesPath() string {
 	p, _ := j.examplesSink()
 	return p
+}
+
+// isTable reports whether s prints to stdout; those sinks are written last, after every file
+// is in place.
+func isTable(s pipeline.Sink) bool {
+	switch s.(type) {
+	case *sinks.Table, *sinks.SystemsTable:
+		return true
+	}
+	return false
 }

@@ -1,40 +1,29 @@
-package main
+package sinks
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/evalstream/evalstream/pipeline"
-	"github.com/evalstream/evalstream/sinks"
-	"github.com/evalstream/evalstream/sources/text"
 )
 
-// systemsTable prints the results of several systems (a text source) as one row per system
+// SystemsTable prints the results of several systems (a text source) as one row per system
 // and one column per metric, as sacrebleu does for several -i files. The corpus total over
 // all systems is left out: pooling the segments of different systems means nothing. It is
 // used by one goroutine.
-type systemsTable struct {
+type SystemsTable struct {
 	W io.Writer
+	// Field is the slice field naming the system ("system" for plain-text inputs).
+	Field string
 	// Systems are the system names in row order.
 	Systems []string
 }
 
-// isTable reports whether s prints to stdout; those sinks are written last, after every file
-// is in place.
-func isTable(s pipeline.Sink) bool {
-	switch s.(type) {
-	case *sinks.Table, *systemsTable:
-		return true
-	}
-	return false
-}
-
 // Write prints r.
-func (t *systemsTable) Write(_ context.Context, r *pipeline.Results) error {
+func (t *SystemsTable) Write(_ context.Context, r *pipeline.Results) error {
 	const digits = 6
 	bySlice := map[string]pipeline.SliceResult{}
 	for _, sl := range r.Slices {
@@ -46,11 +35,11 @@ func (t *systemsTable) Write(_ context.Context, r *pipeline.Results) error {
 	}
 	rows := [][]string{header}
 	for _, name := range t.Systems {
-		sl := bySlice[text.FieldSystem+"="+name]
+		sl := bySlice[t.Field+"="+name]
 		row := []string{name, strconv.FormatInt(sl.Records, 10)}
 		vals := map[string]string{}
 		for _, m := range sl.Metrics {
-			v := sinks.FormatValue(m.Value, digits)
+			v := FormatValue(m.Value, digits)
 			if m.Value == nil {
 				v = "null (" + m.Reason + ")"
 			}
@@ -95,20 +84,10 @@ func (t *systemsTable) Write(_ context.Context, r *pipeline.Results) error {
 		fmt.Fprintf(&b, "  %s: %s\n", m.Name, m.Signature)
 	}
 	fmt.Fprintf(&b, "records: %d scored, %d skipped (all systems)\n", r.Records, r.Skipped)
-	keys := make([]string, 0, len(r.Errors))
-	for k := range r.Errors {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(&b, "  bad records: %-28s %d\n", k, r.Errors[k])
-		if ex := r.ErrorExamples[k]; len(ex) > 0 {
-			fmt.Fprintf(&b, "    first at: %s\n", strings.Join(ex, ", "))
-		}
-	}
+	writeBadRecords(&b, r)
 	_, err := io.WriteString(t.W, b.String())
 	return err
 }
 
 // Close does nothing.
-func (t *systemsTable) Close() error { return nil }
+func (t *SystemsTable) Close() error { return nil }
