@@ -32,7 +32,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	return fs
+	return withHelp(fs, name) // help.go
 }
 
 func parseFlags(fs *flag.FlagSet, args []string) error {

@@ -15,30 +15,8 @@ import (
 	"github.com/evalstream/evalstream/sources"
 )
 
-const validateHelp = `Usage: evalstream validate -c PIPELINE.yaml [--set key.path=value]...
-
-Checks a pipeline config without running it and prints every problem at once, each with
-its config path (source.path: ..., metrics[1].tokenize: ...): unknown keys at every level,
-unknown metric types and options (with a "did you mean" for near misses), invalid values,
-input files that do not exist or cannot be read (a file source's path, glob or directory
-must select at least one file; a text source's hypotheses and references must exist), output
-files whose directory cannot be written or created (sinks, dead letters), TLS files and a
-prometheus sink's web config. Nothing is written and no broker is contacted. Exit 0 when the
-config is valid, 2 otherwise (problems on stderr).
-
-Examples:
-  evalstream validate -c pipeline.yaml
-  evalstream validate -c pipeline.yaml --set source.path=data/2026-11-25/*.parquet
-
-Flags:
-`
-
 func cmdValidate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("validate", stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), validateHelp)
-		fs.PrintDefaults()
-	}
 	cfgPath := fs.String("c", "", "pipeline config file (YAML or JSON)")
 	fs.StringVar(cfgPath, "config", "", "same as -c")
 	var sets stringList
