@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/evalstream/evalstream/internal/suggest"
 )
 
 // Load reads a YAML (or JSON) config file, applies `key.path=value` overrides, decodes it
@@ -28,28 +30,57 @@ func Load(path string, sets []string) (*Config, error) {
 	return c, nil
 }
 
-// Parse decodes config bytes; see Load. The YAML decoder is third-party code: a panic inside
-// it on malformed input is turned into an error at this boundary.
-func Parse(b []byte, sets []string) (c *Config, err error) {
+// Parse decodes config bytes; see Load. Every unknown key (at any level) and every value of
+// the wrong type is reported at once, as Problems.
+func Parse(b []byte, sets []string) (*Config, error) {
+	c, probs, err := ParseAll(b, sets)
+	if err != nil {
+		return nil, err
+	}
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	return c, nil
+}
+
+// LoadAll is Load for `validate`: besides a fatal error (unreadable file, invalid YAML, an
+// invalid --set), it returns the config decoded without its unknown keys and wrong-typed
+// values together with one problem for each of them, so that Validate's problems can be
+// reported alongside.
+func LoadAll(path string, sets []string) (*Config, Problems, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read config: %w", err)
+	}
+	c, probs, err := ParseAll(b, sets)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, probs, nil
+}
+
+// ParseAll decodes config bytes; see LoadAll. The YAML decoder is third-party code: a panic
+// inside it on malformed input is turned into an error at this boundary.
+func ParseAll(b []byte, sets []string) (c *Config, probs Problems, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			c, err = nil, fmt.Errorf("invalid YAML: %v", r)
+			c, probs, err = nil, nil, fmt.Errorf("invalid YAML: %v", r)
 		}
 	}()
 	var tree any
 	if err := yaml.Unmarshal(b, &tree); err != nil {
-		return nil, fmt.Errorf("invalid YAML: %w", err)
+		return nil, nil, fmt.Errorf("invalid YAML: %w", err)
 	}
 	if tree == nil {
 		tree = map[string]any{}
 	}
 	if _, ok := tree.(map[string]any); !ok {
-		return nil, errors.New("the config must be a mapping with source, metrics and sinks")
+		return nil, nil, errors.New("the config must be a mapping with source, metrics and sinks")
 	}
 	for _, s := range sets {
 		k, v, ok := strings.Cut(s, "=")
 		if !ok || k == "" {
-			return nil, fmt.Errorf("--set %q: want key.path=value", s)
+			return nil, nil, fmt.Errorf("--set %q: want key.path=value", s)
 		}
 		var val any
 		if err := yaml.Unmarshal([]byte(v), &val); err != nil {
@@ -57,18 +88,28 @@ func Parse(b []byte, sets []string) (c *Config, err error) {
 		}
 		var err error
 		if tree, err = setPath(tree, splitPath(k), val); err != nil {
-			return nil, fmt.Errorf("--set %s: %w", k, err)
+			return nil, nil, fmt.Errorf("--set %s: %w", k, err)
 		}
 	}
+	// Unknown keys are found on the generic tree, where their path is known, and removed so
+	// that the strict decode below reports only what is left: values of the wrong type.
+	unknownKeys(tree, reflect.TypeOf(Config{}), "", &probs)
 	norm, err := yaml.Marshal(tree)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var cfg Config
 	dec := yaml.NewDecoder(bytes.NewReader(norm))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil {
-		return nil, explainUnknown(err)
+		var te *yaml.TypeError
+		if !errors.As(err, &te) {
+			return nil, nil, explainUnknown(err)
+		}
+		// The decoder went on past each wrong value, so the rest of cfg is usable.
+		for _, m := range strings.Split(explainUnknown(err).Error(), "\n") {
+			probs = append(probs, m)
+		}
 	}
 	for i, m := range cfg.Metrics {
 		if m == nil {
@@ -76,7 +117,64 @@ func Parse(b []byte, sets []string) (c *Config, err error) {
 		}
 	}
 	cfg.ApplyDefaults()
-	return &cfg, nil
+	sort.Strings(probs)
+	return &cfg, probs, nil
+}
+
+// unknownKeys walks a decoded YAML tree along the config type t, adds a problem for every
+// mapping key that t has no field for (with its path, the valid keys and the closest one),
+// and deletes it from the tree. Metric entries are free-form maps checked by the metrics
+// registry, so the walk stops there.
+func unknownKeys(node any, t reflect.Type, path string, probs *Problems) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		list, ok := node.([]any)
+		if !ok {
+			return
+		}
+		for i, v := range list {
+			unknownKeys(v, t.Elem(), fmt.Sprintf("%s[%d]", path, i), probs)
+		}
+	case reflect.Struct:
+		m, ok := node.(map[string]any)
+		if !ok {
+			return
+		}
+		fields := map[string]reflect.Type{}
+		for i := 0; i < t.NumField(); i++ {
+			tag := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+			if tag != "" && tag != "-" {
+				fields[tag] = t.Field(i).Type
+			}
+		}
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ft, ok := fields[k]
+			if !ok {
+				valid := validKeys(t.Name())
+				// The path leads; the rest keeps the wording of earlier releases.
+				*probs = append(*probs, fmt.Sprintf("%s: unknown key %q in %s (valid keys: %s)%s",
+					joinPath(path, k), k, sectionName(t.Name()), strings.Join(valid, ", "), suggest.Hint(k, valid)))
+				delete(m, k)
+				continue
+			}
+			unknownKeys(m[k], ft, joinPath(path, k), probs)
+		}
+	}
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
 }
 
 var pathPart = regexp.MustCompile(`^([^\[\]]*)((?:\[\d+\])*)$`)

@@ -480,14 +480,18 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		return usageErr("list takes no arguments")
+	}
 	var b strings.Builder
-	b.WriteString("Metric types (option defaults in brackets; `compat` picks a preset, the first is the default).\n")
+	b.WriteString("Metric types (option defaults in brackets; `compat` picks a preset, the first is the default;\n`matches` names the reference implementation of each preset, in the same order).\n")
 	b.WriteString("Every metric also takes `name` and, per input role, the record field it reads.\n\n")
 	for _, d := range metrics.Docs() {
 		fmt.Fprintf(&b, "%s\n", d.Type)
 		fmt.Fprintf(&b, "  value:    %s\n", d.Value)
 		fmt.Fprintf(&b, "  better:   %s\n", d.Direction)
 		fmt.Fprintf(&b, "  compat:   %s\n", strings.Join(d.Presets, " | "))
+		fmt.Fprintf(&b, "  matches:  %s\n", referenceLine(d.Presets))
 		m, err := metrics.New(map[string]any{"type": d.Type})
 		if err == nil {
 			for i, r := range m.Roles() {

@@ -51,6 +51,8 @@ Usage:
   evalstream bench [flags]                   measure throughput on a synthetic corpus or a file
   evalstream version
 
+"evalstream COMMAND -h" describes a command, with examples and its flags.
+
 Exit codes: 0 success, 1 runtime failure (also a run that scored no record, whatever
 on_error: every record bad or an empty input), 2 usage or config error. SIGINT or SIGTERM
 stops a file run with exit 1 and writes no results (output files keep their old content).
@@ -115,9 +117,17 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "bench":
 		return cmdBench(ctx, rest, stdout, stderr)
 	case "version", "--version", "-v":
+		if len(rest) > 0 && (rest[0] == "-h" || rest[0] == "--help" || rest[0] == "-help") {
+			fmt.Fprint(stderr, commandHelp["version"])
+			return &exitError{0, errHelp}
+		}
 		fmt.Fprintf(stdout, "evalstream %s\n", version)
 		return nil
 	case "help", "-h", "--help":
+		if len(rest) == 1 && rest[0] != "help" {
+			// "evalstream help run" is "evalstream run -h".
+			return dispatch(ctx, []string{rest[0], "-h"}, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return nil
 	}

@@ -32,7 +32,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	return fs
+	return withHelp(fs, name) // help.go
 }
 
 func parseFlags(fs *flag.FlagSet, args []string) error {
@@ -67,29 +67,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	return j.execute(ctx, stdout, stderr, *savePath)
-}
-
-func cmdValidate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("validate", stderr)
-	cfgPath := fs.String("c", "", "pipeline config file")
-	fs.StringVar(cfgPath, "config", "", "same as -c")
-	var sets stringList
-	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if *cfgPath == "" {
-		return usageErr("validate needs -c PIPELINE.yaml")
-	}
-	cfg, err := config.Load(*cfgPath, sets)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	if _, err := buildJob(cfg); err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s: ok (%d metrics, %d sinks)\n", *cfgPath, len(cfg.Metrics), len(cfg.Sinks))
-	return nil
 }
 
 // job is a validated pipeline: config plus the metrics built from it.

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/evalstream/evalstream/internal/suggest"
 )
 
 // Options reads a metric's options from a config map. Each getter marks its key as used and
@@ -200,7 +202,7 @@ func (o *Options) Err() error {
 		}
 		sort.Strings(valid)
 		for _, k := range unknown {
-			probs = append(probs, fmt.Sprintf("%s: unknown option (valid: %s)", k, strings.Join(valid, ", ")))
+			probs = append(probs, fmt.Sprintf("%s: unknown option (valid: %s)%s", k, strings.Join(valid, ", "), suggest.Hint(k, valid)))
 		}
 	}
 	if len(probs) == 0 {
