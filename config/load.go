@@ -13,7 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/evalstream/evalstream/internal/suggest"
+	"github.com/evalstream/evalstream/metrics/core"
 )
 
 // Load reads a YAML (or JSON) config file, applies `key.path=value` overrides, decodes it
@@ -161,7 +161,7 @@ func unknownKeys(node any, t reflect.Type, path string, probs *Problems) {
 				valid := validKeys(t.Name())
 				// The path leads; the rest keeps the wording of earlier releases.
 				*probs = append(*probs, fmt.Sprintf("%s: unknown key %q in %s (valid keys: %s)%s",
-					joinPath(path, k), k, sectionName(t.Name()), strings.Join(valid, ", "), suggest.Hint(k, valid)))
+					joinPath(path, k), k, sectionName(t.Name()), strings.Join(valid, ", "), core.DidYouMean(k, valid)))
 				delete(m, k)
 				continue
 			}

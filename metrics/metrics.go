@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/evalstream/evalstream/internal/suggest"
 	"github.com/evalstream/evalstream/metrics/asr"
 	"github.com/evalstream/evalstream/metrics/bleu"
 	"github.com/evalstream/evalstream/metrics/classify"
@@ -108,7 +107,7 @@ func New(entry map[string]any) (*Metric, error) {
 	}
 	ctor, ok := constructors[typ]
 	if !ok {
-		return nil, &core.OptionError{Problems: []string{fmt.Sprintf("type: unknown metric type %q (valid: %v)%s", typ, Types(), suggest.Hint(typ, Types()))}}
+		return nil, &core.OptionError{Problems: []string{fmt.Sprintf("type: unknown metric type %q (valid: %v)%s", typ, Types(), core.DidYouMean(typ, Types()))}}
 	}
 	opts := map[string]any{}
 	for k, v := range entry {

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/evalstream/evalstream/internal/suggest"
 )
 
 // Options reads a metric's options from a config map. Each getter marks its key as used and
@@ -202,7 +200,7 @@ func (o *Options) Err() error {
 		}
 		sort.Strings(valid)
 		for _, k := range unknown {
-			probs = append(probs, fmt.Sprintf("%s: unknown option (valid: %s)%s", k, strings.Join(valid, ", "), suggest.Hint(k, valid)))
+			probs = append(probs, fmt.Sprintf("%s: unknown option (valid: %s)%s", k, strings.Join(valid, ", "), DidYouMean(k, valid)))
 		}
 	}
 	if len(probs) == 0 {

@@ -1,4 +1,4 @@
-package suggest
+package core
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestClosest(t *testing.T) {
+func TestClosestName(t *testing.T) {
 	keys := []string{"format", "path", "pipeline", "sinks", "source", "tokenize"}
 	for _, tc := range []struct {
 		word, want string
@@ -22,7 +22,7 @@ func TestClosest(t *testing.T) {
 		{"path", "", false}, // the word itself is never suggested
 		{"tknz", "", false}, // 4 edits from tokenize: too far for an 4-letter word
 	} {
-		got, ok := Closest(tc.word, keys)
+		got, ok := ClosestName(tc.word, keys)
 		require.Equal(t, tc.ok, ok, tc.word)
 		require.Equal(t, tc.want, got, tc.word)
 	}
@@ -42,7 +42,7 @@ func TestDistance(t *testing.T) {
 	}
 }
 
-func TestHint(t *testing.T) {
-	require.Equal(t, `; did you mean "bleu"?`, Hint("bleuu", []string{"bleu", "chrf"}))
-	require.Equal(t, "", Hint("accuracy", []string{"bleu", "chrf"}))
+func TestDidYouMean(t *testing.T) {
+	require.Equal(t, `; did you mean "bleu"?`, DidYouMean("bleuu", []string{"bleu", "chrf"}))
+	require.Equal(t, "", DidYouMean("accuracy", []string{"bleu", "chrf"}))
 }

@@ -1,15 +1,13 @@
-// Package suggest finds the closest valid name to a misspelt one, for "did you mean"
-// hints in config and option errors.
-package suggest
+package core
 
 import "strings"
 
-// Closest returns the candidate nearest to word by edit distance (insertions, deletions,
+// ClosestName returns (for "did you mean" hints in config and option errors) the candidate nearest to word by edit distance (insertions, deletions,
 // substitutions and transpositions of adjacent letters, case ignored), and whether one is
 // near enough to suggest: at most 2 edits, or a third of the word's length for long words.
 // Ties go to the earlier candidate, so a sorted list gives a stable answer. It does not
 // retain candidates; safe for concurrent use.
-func Closest(word string, candidates []string) (string, bool) {
+func ClosestName(word string, candidates []string) (string, bool) {
 	w := strings.ToLower(word)
 	limit := max(2, len([]rune(w))/3)
 	best, bestD := "", limit+1
@@ -24,9 +22,9 @@ func Closest(word string, candidates []string) (string, bool) {
 	return best, best != ""
 }
 
-// Hint is "; did you mean %q?" for the closest candidate, or "" when none is near.
-func Hint(word string, candidates []string) string {
-	if c, ok := Closest(word, candidates); ok {
+// DidYouMean is "; did you mean %q?" for the closest candidate, or "" when none is near.
+func DidYouMean(word string, candidates []string) string {
+	if c, ok := ClosestName(word, candidates); ok {
 		return "; did you mean \"" + c + "\"?"
 	}
 	return ""
