@@ -41,7 +41,7 @@ func signed(v float64) string {
 // f2 formats an SVG coordinate.
 func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
-// niceTicks returns about n round tick values covering [lo, hi].
+// niceTicks returns about n round tick values from at or below lo to at or above hi.
 func niceTicks(lo, hi float64, n int) []float64 {
 	if hi <= lo {
 		hi = lo + 1
@@ -55,8 +55,9 @@ func niceTicks(lo, hi float64, n int) []float64 {
 			break
 		}
 	}
+	// the ticks enclose [lo, hi], so the axis ends on a labelled value
 	var out []float64
-	for t := math.Ceil(lo/step-1e-9) * step; t <= hi+step*1e-9; t += step {
+	for t := math.Floor(lo/step+1e-9) * step; t < hi+step*(1-1e-9); t += step {
 		r := math.Round(t/step) * step
 		if r == 0 {
 			r = 0 // not -0

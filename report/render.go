@@ -223,7 +223,6 @@ func buildSlices(p *page, run *Run) {
 	}
 	for _, c := range cols {
 		if ch := buildBarChart(c, run.Slices); ch != nil {
-			ch.ID = len(p.SliceCharts)
 			p.SliceCharts = append(p.SliceCharts, ch)
 		}
 	}
@@ -267,7 +266,7 @@ type bar struct {
 
 type barChart struct {
 	Metric, Title                      string
-	ID, Width, Height                  int
+	Width, Height                      int
 	Bars                               []bar
 	Ticks                              []tick
 	AxisY, RefX, RefTop, RefBot, RefTx string
@@ -319,8 +318,8 @@ func buildBarChart(m Metric, slices []Slice) *barChart {
 			x0, x1 = x1, x0
 		}
 		label := x.key
-		if len([]rune(label)) > 26 {
-			label = string([]rune(label)[:25]) + "…"
+		if len([]rune(label)) > 22 {
+			label = string([]rune(label)[:21]) + "…"
 		}
 		small := x.records < SmallSlice
 		tip := fmt.Sprintf("%s: %s = %s (%d records)", x.key, m.Name, full(x.v), x.records)
@@ -347,7 +346,7 @@ func buildBarChart(m Metric, slices []Slice) *barChart {
 		c.Title += ", overall " + full(overall) + " as a dashed line"
 	}
 	if nSmall > 0 {
-		c.Title += fmt.Sprintf(", %d small slices hatched", nSmall)
+		c.Title += fmt.Sprintf(", %d small (under %d records) drawn pale", nSmall, SmallSlice)
 	}
 	return c
 }
@@ -476,7 +475,7 @@ func buildTrends(hist []HistoryPoint) []*lineChart {
 }
 
 func buildTrend(name string, hist []HistoryPoint) *lineChart {
-	const width, height, left, right, top, bottom = 680, 220, 70, 20, 16, 40
+	const width, height, left, right, top, bottom = 680, 220, 70, 60, 16, 40
 	c := &lineChart{Metric: name, Width: width, Height: height}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	n := 0
