@@ -99,9 +99,9 @@ type DeadLetter struct {
 
 // Sink is one output.
 type Sink struct {
-	// Type is stdout | json | csv | jsonl | examples | kafka | prometheus.
+	// Type is stdout | json | csv | jsonl | html | examples | kafka | prometheus.
 	Type string `yaml:"type" json:"type"`
-	// Path is the output file (json, csv, jsonl, examples).
+	// Path is the output file (json, csv, jsonl, html, examples).
 	Path string `yaml:"path" json:"path,omitempty"`
 	// Format of the examples sink: jsonl or parquet (default: parquet for a .parquet path,
 	// jsonl otherwise).
@@ -396,9 +396,9 @@ func (c *Config) Validate() error {
 	}
 	for i, k := range c.Sinks {
 		path := fmt.Sprintf("sinks[%d]", i)
-		oneOf(&p, path+".type", k.Type, "stdout", "json", "csv", "jsonl", "examples", "kafka", "prometheus")
+		oneOf(&p, path+".type", k.Type, "stdout", "json", "csv", "jsonl", "html", "examples", "kafka", "prometheus")
 		switch k.Type {
-		case "json", "csv", "jsonl", "examples":
+		case "json", "csv", "jsonl", "html", "examples":
 			if k.Path == "" {
 				p.add(path+".path", "required for a %s sink", k.Type)
 			}

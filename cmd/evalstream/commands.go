@@ -14,6 +14,7 @@ import (
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/report"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
 	"github.com/evalstream/evalstream/sources/kafka"
@@ -417,8 +418,24 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fromKafka := fs.String("from-kafka", "", "merge every partition's latest snapshot in this Kafka state topic")
 	brokers := fs.String("brokers", "", "Kafka brokers (comma-separated) for --from-kafka")
 	cfgPath := fs.String("c", "", "for --from-kafka: a pipeline config whose Kafka source gives the brokers (unless --brokers), TLS and SASL settings")
+	htmlOut := fs.String("html", "", "write a self-contained HTML report to this file (inputs: state files or one results JSON)")
+	history := fs.String("history", "", "with --html: a history JSONL (the jsonl sink's file) to draw trends from")
+	baseline := fs.String("baseline", "", "with --html: a results JSON or state file to show deltas against")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *htmlOut == "" && (*history != "" || *baseline != "") {
+		return usageErr("--history and --baseline go with --html")
+	}
+	if *htmlOut != "" && *fromKafka == "" {
+		if fs.NArg() == 0 {
+			return usageErr("report --html needs STATE files or a results JSON")
+		}
+		run, err := loadReportRun(fs.Args())
+		if err != nil {
+			return err
+		}
+		return writeHTMLReport(*htmlOut, fs.Args(), run, *baseline, *history)
 	}
 	if *format != "table" && *format != "json" {
 		return usageErr("--format must be table or json, got %q", *format)
@@ -464,6 +481,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	res := acc.Results()
+	if *htmlOut != "" {
+		run, err := report.FromResults(res)
+		if err != nil {
+			return runtimeErr(err)
+		}
+		return writeHTMLReport(*htmlOut, []string{"kafka:" + *fromKafka}, run, *baseline, *history)
+	}
 	if *format == "json" {
 		b, err := sinks.IndentedJSON(res)
 		if err != nil {

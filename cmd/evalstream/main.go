@@ -45,6 +45,7 @@ Usage:
   evalstream score -r REF [-r REF]... HYP... plain-text systems and references, as sacrebleu takes them
   evalstream merge -o OUT.state STATE...     merge partial states into one
   evalstream report [--format table|json] STATE...
+  evalstream report --html OUT.html [--baseline BASE] [--history HISTORY.jsonl] RESULTS_OR_STATES...
   evalstream report --from-kafka STATE_TOPIC (--brokers ADDR[,ADDR] | -c PIPELINE.yaml) [--format json]
   evalstream validate -c PIPELINE.yaml       check a config; print every problem
   evalstream list                            metric types, options, defaults, input shapes

@@ -184,6 +184,8 @@ func (j *job) sinks(stdout io.Writer) []pipeline.Sink {
 			out = append(out, &sinks.JSON{Path: s.Path})
 		case "csv":
 			out = append(out, &sinks.CSV{Path: s.Path})
+		case "html":
+			out = append(out, &sinks.HTML{Path: s.Path})
 		case "jsonl":
 			out = append(out, &sinks.JSONL{Path: s.Path, Signature: j.configSignature()})
 		}
@@ -270,7 +272,7 @@ func (j *job) checkOutputs(savePath string) error {
 	for _, s := range j.cfg.Sinks {
 		var err error
 		switch {
-		case s.Type == "json" || s.Type == "csv" || (s.Type == "examples" && !kafka):
+		case s.Type == "json" || s.Type == "csv" || s.Type == "html" || (s.Type == "examples" && !kafka):
 			err = sinks.CheckWritable(s.Path)
 		case s.Type == "jsonl":
 			err = sinks.CheckAppendable(s.Path)

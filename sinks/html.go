@@ -1,0 +1,50 @@
+package sinks
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/evalstream/evalstream/metrics"
+	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/report"
+)
+
+// HTML writes the self-contained HTML report (package report) of the results to a file,
+// atomically. It is not safe for concurrent use.
+type HTML struct{ Path string }
+
+// Write replaces the file with the report of r.
+func (s *HTML) Write(_ context.Context, r *pipeline.Results) error {
+	f, err := s.Stage(r)
+	if err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// Stage writes the report of r to a temporary file (see Stager).
+func (s *HTML) Stage(r *pipeline.Results) (*AtomicFile, error) {
+	run, err := report.FromResults(r)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := report.Render(&buf, report.Input{Run: run, Direction: MetricDirection}); err != nil {
+		return nil, err
+	}
+	return stage(s.Path, buf.Bytes())
+}
+
+// Close does nothing.
+func (s *HTML) Close() error { return nil }
+
+// MetricDirection returns a metric type's core.Doc.Direction ("" for an unknown type), for
+// colouring deltas in a report.
+func MetricDirection(metricType string) string {
+	for _, d := range metrics.Docs() {
+		if d.Type == metricType {
+			return d.Direction
+		}
+	}
+	return ""
+}
