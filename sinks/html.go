@@ -6,7 +6,7 @@ import (
 
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/pipeline"
-	"github.com/evalstream/evalstream/report"
+	"github.com/evalstream/evalstream/sinks/htmlreport"
 )
 
 // HTML writes the self-contained HTML report (package report) of the results to a file,
@@ -24,12 +24,12 @@ func (s *HTML) Write(_ context.Context, r *pipeline.Results) error {
 
 // Stage writes the report of r to a temporary file (see Stager).
 func (s *HTML) Stage(r *pipeline.Results) (*AtomicFile, error) {
-	run, err := report.FromResults(r)
+	run, err := htmlreport.FromResults(r)
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
-	if err := report.Render(&buf, report.Input{Run: run, Direction: MetricDirection}); err != nil {
+	if err := htmlreport.Render(&buf, htmlreport.Input{Run: run, Direction: MetricDirection}); err != nil {
 		return nil, err
 	}
 	return stage(s.Path, buf.Bytes())

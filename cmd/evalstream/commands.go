@@ -14,7 +14,7 @@ import (
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/pipeline"
-	"github.com/evalstream/evalstream/report"
+	"github.com/evalstream/evalstream/sinks/htmlreport"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
 	"github.com/evalstream/evalstream/sources/kafka"
@@ -482,7 +482,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	res := acc.Results()
 	if *htmlOut != "" {
-		run, err := report.FromResults(res)
+		run, err := htmlreport.FromResults(res)
 		if err != nil {
 			return runtimeErr(err)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/evalstream/evalstream/pipeline"
-	"github.com/evalstream/evalstream/report"
+	"github.com/evalstream/evalstream/sinks/htmlreport"
 	"github.com/evalstream/evalstream/sinks"
 )
 
@@ -19,7 +19,7 @@ func isResultsJSON(b []byte) bool {
 }
 
 // loadReportRun reads the run a report shows: one results JSON, or state files merged.
-func loadReportRun(paths []string) (*report.Run, error) {
+func loadReportRun(paths []string) (*htmlreport.Run, error) {
 	var states []string
 	var results []string
 	for _, p := range paths {
@@ -45,14 +45,14 @@ func loadReportRun(paths []string) (*report.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	run, err := report.FromResults(acc.Results())
+	run, err := htmlreport.FromResults(acc.Results())
 	if err != nil {
 		return nil, runtimeErr(err)
 	}
 	return run, nil
 }
 
-func readResultsRun(path string) (*report.Run, error) {
+func readResultsRun(path string) (*htmlreport.Run, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, runtimeErr(err)
@@ -62,13 +62,13 @@ func readResultsRun(path string) (*report.Run, error) {
 		if err != nil {
 			return nil, runtimeErr(fmt.Errorf("%s: %w", path, err))
 		}
-		run, err := report.FromResults(acc.Results())
+		run, err := htmlreport.FromResults(acc.Results())
 		if err != nil {
 			return nil, runtimeErr(fmt.Errorf("%s: %w", path, err))
 		}
 		return run, nil
 	}
-	run, err := report.ParseResults(b)
+	run, err := htmlreport.ParseResults(b)
 	if err != nil {
 		return nil, runtimeErr(fmt.Errorf("%s: %w", path, err))
 	}
@@ -76,8 +76,8 @@ func readResultsRun(path string) (*report.Run, error) {
 }
 
 // writeHTMLReport renders run (with the optional baseline and history files) to out.
-func writeHTMLReport(out string, inputs []string, run *report.Run, baseline, history string) error {
-	in := report.Input{Run: run, Source: strings.Join(inputs, ", "), Direction: sinks.MetricDirection}
+func writeHTMLReport(out string, inputs []string, run *htmlreport.Run, baseline, history string) error {
+	in := htmlreport.Input{Run: run, Source: strings.Join(inputs, ", "), Direction: sinks.MetricDirection}
 	if baseline != "" {
 		b, err := readResultsRun(baseline)
 		if err != nil {
@@ -86,14 +86,14 @@ func writeHTMLReport(out string, inputs []string, run *report.Run, baseline, his
 		in.Baseline, in.BaselineName = b, baseline
 	}
 	if history != "" {
-		h, err := report.ReadHistory(history)
+		h, err := htmlreport.ReadHistory(history)
 		if err != nil {
 			return runtimeErr(err)
 		}
 		in.History = h
 	}
 	var buf bytes.Buffer
-	if err := report.Render(&buf, in); err != nil {
+	if err := htmlreport.Render(&buf, in); err != nil {
 		return runtimeErr(err)
 	}
 	if err := sinks.WriteFileAtomic(out, buf.Bytes()); err != nil {

@@ -1,4 +1,4 @@
-// Package report renders evaluation results as one self-contained HTML page: a header with
+// Package htmlreport renders evaluation results as one self-contained HTML page: a header with
 // the run's counts and rejections, the metrics table with deltas against a baseline, per-slice
 // bar charts, confusion-matrix heatmaps and per-metric trends over a history. The page loads
 // nothing: its CSS is embedded in the binary and inlined, its charts are inline SVG, and it
@@ -9,7 +9,7 @@
 // page shows exactly what the JSON says. Confidence intervals and a gate verdict are not in
 // the results yet; when they are, they become fields of Metric and Run read by ParseResults,
 // and the table and charts draw them where Metric.Value is drawn now.
-package report
+package htmlreport
 
 import (
 	"bufio"
