@@ -14,8 +14,8 @@ import (
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/pipeline"
-	"github.com/evalstream/evalstream/sinks/htmlreport"
 	"github.com/evalstream/evalstream/sinks"
+	"github.com/evalstream/evalstream/sinks/htmlreport"
 	"github.com/evalstream/evalstream/sources"
 	"github.com/evalstream/evalstream/sources/kafka"
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/evalstream/evalstream/pipeline"
-	"github.com/evalstream/evalstream/sinks/htmlreport"
 	"github.com/evalstream/evalstream/sinks"
+	"github.com/evalstream/evalstream/sinks/htmlreport"
 )
 
 // isResultsJSON says whether a report input is a results JSON (an object) rather than a
