@@ -169,12 +169,16 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			files = append(files, fl...)
 		}
+		j.inputFiles = files
 		source = &chainSource{open: func(i int) (pipeline.Source, error) {
 			return sources.OpenFiles(sources.FileConfig{Path: files[i], Format: *inFormat}, j.plan.Fields, *batch, cfg.Source.MaxRecordBytes)
 		}, n: len(files)}
 	}
 	defer source.Close()
 	if err := j.checkOutputs(*savePath); err != nil {
+		return err
+	}
+	if err := j.startRun(); err != nil {
 		return err
 	}
 	acc, out, err := j.fold(ctx, source, stderr)
