@@ -399,9 +399,13 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 
 func mergeStateFiles(paths []string) (*pipeline.Accumulator, error) {
 	var acc *pipeline.Accumulator
+	cov := coverage{}
 	for _, p := range paths {
 		a, err := pipeline.ReadStateFile(p)
 		if err != nil {
+			return nil, runtimeErr(err)
+		}
+		if err := cov.add(p, a); err != nil {
 			return nil, runtimeErr(err)
 		}
 		if acc == nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalstream/evalstream/pipeline"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
 )
@@ -251,4 +252,62 @@ func isCommitID(s string) bool {
 		}
 	}
 	return true
+}
+
+// inputIDs identifies the job's fingerprinted input files for saved states (see
+// pipeline.Accumulator.Covers). An id depends on a file's size and the hash of its first
+// MiB, not on its path, so that a copy or a renamed file is recognised; standard input and
+// Kafka topics have none.
+func (j *job) inputIDs() []string {
+	var ids []string
+	for _, in := range j.inputs {
+		if in.SHA256 == "" {
+			continue
+		}
+		ids = append(ids, inputID(in))
+	}
+	return ids
+}
+
+func inputID(in sinks.Input) string {
+	h := sha256.Sum256(fmt.Appendf(nil, "evalstream-input\x00%d\x00%s", in.Size, in.SHA256))
+	return hex.EncodeToString(h[:8])
+}
+
+// coverage remembers, while states are merged, which state file covered which input, so
+// that an overlap names both files.
+type coverage struct {
+	owner map[string]string // input id -> state file
+	files []string
+	stats []os.FileInfo
+}
+
+// add records the inputs of the state read from path, failing when path is a state given
+// before (the same file, even under another name: states without input ids, written by
+// older builds, would otherwise be counted twice silently) or when a state given before
+// covers one of the same inputs.
+func (c *coverage) add(path string, a *pipeline.Accumulator) error {
+	if st, err := os.Stat(path); err == nil {
+		for i, prev := range c.stats {
+			if prev != nil && os.SameFile(prev, st) {
+				return fmt.Errorf("%s and %s are the same state file: merging it with itself would count its records twice", c.files[i], path)
+			}
+		}
+		c.stats = append(c.stats, st)
+	} else {
+		c.stats = append(c.stats, nil)
+	}
+	c.files = append(c.files, path)
+	if c.owner == nil {
+		c.owner = map[string]string{}
+	}
+	for _, id := range a.Covers {
+		if prev, ok := c.owner[id]; ok {
+			return fmt.Errorf("%s and %s both cover input %s (same size and first MiB): merging them would count its records twice: %w", prev, path, id, pipeline.ErrOverlap)
+		}
+	}
+	for _, id := range a.Covers {
+		c.owner[id] = path
+	}
+	return nil
 }

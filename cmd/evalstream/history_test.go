@@ -176,3 +176,73 @@ func TestScoreHistoryFingerprintsEveryInput(t *testing.T) {
 	require.Equal(t, "a.jsonl", in[0].(map[string]any)["path"])
 	require.Equal(t, "b.jsonl", in[1].(map[string]any)["path"])
 }
+
+// TestMergeRefusesOverlap: merge and report refuse a state merged with itself (the same file
+// under one or two names, or a copy) or with a state covering one of the same input files,
+// naming both state files; states of disjoint inputs merge, and the merged state carries the
+// union. State files stay deterministic.
+func TestMergeRefusesOverlap(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "in"), 0o755))
+	for i, f := range []string{"a", "b", "c"} {
+		require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "in", f+".jsonl"), corpus(20, int64(10+i))))
+	}
+	save := func(name string, inputs ...string) string {
+		args := []string{"score", "--metric", "accuracy:prediction=cls", "--format", "json", "--save-state", name}
+		r := run(t, dir, append(args, inputs...)...)
+		require.Equal(t, 0, r.code, r.stderr)
+		return name
+	}
+	a := save("a.state", "in/a.jsonl")
+	save("a-again.state", "in/a.jsonl")
+	abytes, err := os.ReadFile(filepath.Join(dir, "a.state"))
+	require.NoError(t, err)
+	again, err := os.ReadFile(filepath.Join(dir, "a-again.state"))
+	require.NoError(t, err)
+	require.Equal(t, abytes, again, "a state is the same bytes for the same input")
+	b := save("b.state", "in/b.jsonl")
+	bc := save("bc.state", "in/b.jsonl", "in/c.jsonl")
+	c := save("c.state", "in/c.jsonl")
+	require.NoError(t, os.Symlink("a.state", filepath.Join(dir, "a-link.state")))
+
+	tests := []struct {
+		name   string
+		states []string
+		want   []string // in stderr; nil: merge succeeds
+	}{
+		{"disjoint", []string{a, b, c}, nil},
+		{"itself", []string{a, a}, []string{"a.state and a.state are the same state file"}},
+		{"itself under another name", []string{a, "a-link.state"}, []string{"a.state and a-link.state are the same state file"}},
+		{"a copy", []string{a, "a-again.state"}, []string{"a.state and a-again.state both cover input"}},
+		{"partial overlap", []string{a, b, bc}, []string{"b.state and bc.state both cover input"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, cmd := range [][]string{{"merge", "-o", "out.state"}, {"report", "--format", "json"}} {
+				r := run(t, dir, append(cmd, tt.states...)...)
+				if tt.want == nil {
+					require.Equal(t, 0, r.code, r.stderr)
+					continue
+				}
+				require.Equal(t, 1, r.code, r.stdout)
+				for _, w := range tt.want {
+					require.Contains(t, r.stderr, w)
+				}
+			}
+		})
+	}
+
+	// The merged state covers a, b and c: merging it again with any of them is refused.
+	r := run(t, dir, "merge", "-o", "abc.state", a, b, c)
+	require.Equal(t, 0, r.code, r.stderr)
+	r = run(t, dir, "merge", "-o", "x.state", "abc.state", bc)
+	require.Equal(t, 1, r.code)
+	require.Contains(t, r.stderr, "abc.state and bc.state both cover input")
+	// The merged state equals, byte for byte, the state of one run over the three files.
+	whole := save("whole.state", "in/a.jsonl", "in/b.jsonl", "in/c.jsonl")
+	wb, err := os.ReadFile(filepath.Join(dir, whole))
+	require.NoError(t, err)
+	mb, err := os.ReadFile(filepath.Join(dir, "abc.state"))
+	require.NoError(t, err)
+	require.Equal(t, wb, mb)
+}

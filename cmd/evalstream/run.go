@@ -396,6 +396,7 @@ func (j *job) emit(ctx context.Context, acc *pipeline.Accumulator, out *sinks.Re
 		}
 	}
 	if savePath != "" {
+		acc.SetCovers(j.inputIDs())
 		b, err := pipeline.EncodeState(acc)
 		if err != nil {
 			return fail(err)
