@@ -405,6 +405,11 @@ func mergeStateFiles(paths []string) (*pipeline.Accumulator, error) {
 		if err != nil {
 			return nil, runtimeErr(err)
 		}
+		if acc != nil {
+			if err := pipeline.SameShape(acc, a); err != nil {
+				return nil, runtimeErr(fmt.Errorf("%s: %w", p, err))
+			}
+		}
 		if err := cov.add(p, a); err != nil {
 			return nil, runtimeErr(err)
 		}
