@@ -5,13 +5,9 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"reflect"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,70 +141,26 @@ func (s *JSONL) Write(_ context.Context, r *pipeline.Results) error {
 // Close does nothing.
 func (s *JSONL) Close() error { return nil }
 
-// CSV appends tidy rows to a file: one row per run × slice × metric × class, the columns
-// of CSVHeader. A scalar metric has one row with empty class and predicted cells; a
-// per-class array one row per class (class = index); a matrix (confusion_matrix) one row
-// per cell (class = true class, predicted = predicted class); a null value an empty value
-// cell and its reason. The header is written once, when the file is new or empty; an
-// existing file with another header is refused rather than mixed.
-type CSV struct {
-	Path string
-	// Meta, when set, is called at each write for the run label (see RunMeta).
-	Meta func() RunMeta
-	Now  func() time.Time
-}
+// CSV writes one row per metric and slice: slice, metric, type, value, records, reason,
+// signature. Per-class arrays and matrices are JSON in the value cell.
+type CSV struct{ Path string }
 
-// CSVHeader is the CSV sink's header row.
-var CSVHeader = []string{"time", "run", "slice", "metric", "type", "class", "predicted", "value", "records", "reason", "signature"}
-
-// ErrCSVHeader is wrapped when an existing CSV file has another header.
-var ErrCSVHeader = errors.New("existing CSV file has another header")
-
-// Write appends r's rows (and the header, to a new or empty file) with a single append.
+// Write replaces the file with r.
 func (s *CSV) Write(_ context.Context, r *pipeline.Results) error {
-	fresh, err := CheckCSVHeader(s.Path)
+	f, err := s.Stage(r)
 	if err != nil {
 		return err
 	}
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
-	}
-	ts := now().UTC().Format(time.RFC3339Nano)
-	run := ""
-	if s.Meta != nil {
-		run = s.Meta().Run
-	}
+	return f.Commit()
+}
+
+// Stage writes r to a temporary file (see Stager).
+func (s *CSV) Stage(r *pipeline.Results) (*AtomicFile, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	if fresh {
-		_ = w.Write(CSVHeader)
-	}
+	_ = w.Write([]string{"slice", "metric", "type", "value", "records", "reason", "signature"})
 	row := func(slice string, records int64, m pipeline.MetricResult) {
-		rec := strconv.FormatInt(records, 10)
-		cell := func(class, pred string, v any) {
-			val := ""
-			if v != nil {
-				val = FormatValue(v, -1)
-			}
-			_ = w.Write([]string{ts, run, slice, m.Name, m.Type, class, pred, val, rec, m.Reason, m.Signature})
-		}
-		rv := reflect.ValueOf(m.Value)
-		if m.Value == nil || (rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array) {
-			cell("", "", m.Value)
-			return
-		}
-		for i := 0; i < rv.Len(); i++ {
-			ci := strconv.Itoa(i)
-			e := reflect.ValueOf(rv.Index(i).Interface())
-			if e.Kind() != reflect.Slice && e.Kind() != reflect.Array {
-				cell(ci, "", rv.Index(i).Interface())
-				continue
-			}
-			for j := 0; j < e.Len(); j++ {
-				cell(ci, strconv.Itoa(j), e.Index(j).Interface())
-			}
-		}
+		_ = w.Write([]string{slice, m.Name, m.Type, FormatValue(m.Value, -1), strconv.FormatInt(records, 10), m.Reason, m.Signature})
 	}
 	for _, m := range r.Metrics {
 		row("", r.Records, m)
@@ -220,42 +172,9 @@ func (s *CSV) Write(_ context.Context, r *pipeline.Results) error {
 	}
 	w.Flush()
 	if err := w.Error(); err != nil {
-		return err
+		return nil, err
 	}
-	return appendFile(s.Path, buf.Bytes())
-}
-
-// CheckCSVHeader reports whether path needs a header (it does not exist, is empty, or is
-// not a regular file: a pipe cannot be read back), and fails when it is a CSV file whose
-// first row is not CSVHeader.
-func CheckCSVHeader(path string) (fresh bool, err error) {
-	// Stat before opening: opening a FIFO for reading would wait for a writer.
-	st, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return true, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if st.IsDir() {
-		return false, fmt.Errorf("%s is a directory", path)
-	}
-	if !st.Mode().IsRegular() || st.Size() == 0 {
-		return true, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	got, err := csv.NewReader(f).Read()
-	if err != nil {
-		return false, fmt.Errorf("%s: %w: its first row does not read as CSV (%v); write to a new file", path, ErrCSVHeader, err)
-	}
-	if !slices.Equal(got, CSVHeader) {
-		return false, fmt.Errorf("%s: %w: %q, this version writes %q (a file of an older version or another tool); write to a new file or move this one away", path, ErrCSVHeader, strings.Join(got, ","), strings.Join(CSVHeader, ","))
-	}
-	return false, nil
+	return stage(s.Path, buf.Bytes())
 }
 
 // Close does nothing.

@@ -222,7 +222,7 @@ func (j *job) sinks(stdout io.Writer) []pipeline.Sink {
 		case "json":
 			out = append(out, &sinks.JSON{Path: s.Path})
 		case "csv":
-			out = append(out, &sinks.CSV{Path: s.Path, Meta: j.runMeta})
+			out = append(out, &sinks.CSV{Path: s.Path})
 		case "jsonl":
 			out = append(out, &sinks.JSONL{Path: s.Path, Signature: j.configSignature(), Meta: j.runMeta})
 		}
@@ -312,14 +312,10 @@ func (j *job) checkOutputs(savePath string) error {
 	for _, s := range j.cfg.Sinks {
 		var err error
 		switch {
-		case s.Type == "json" || (s.Type == "examples" && !kafka):
+		case s.Type == "json" || s.Type == "csv" || (s.Type == "examples" && !kafka):
 			err = sinks.CheckWritable(s.Path)
 		case s.Type == "jsonl":
 			err = sinks.CheckAppendable(s.Path)
-		case s.Type == "csv":
-			if err = sinks.CheckAppendable(s.Path); err == nil {
-				_, err = sinks.CheckCSVHeader(s.Path)
-			}
 		}
 		if err != nil {
 			return runtimeErr(err)
