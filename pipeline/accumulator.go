@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,6 +92,39 @@ type Accumulator struct {
 	ErrorExamples map[string][]ErrorExample
 	States        []core.State
 	Slices        map[string]*Slice
+	// Covers identifies the inputs folded in (ids from the caller, e.g. input
+	// fingerprints), sorted and without duplicates; empty when unknown. Merge refuses
+	// accumulators that share an id: their records would be counted twice.
+	Covers []string
+}
+
+// ErrOverlap is wrapped by Merge when both accumulators cover the same input.
+var ErrOverlap = errors.New("states cover the same input")
+
+// SetCovers sets acc.Covers to ids, sorted and without duplicates (ids is not retained).
+func (acc *Accumulator) SetCovers(ids []string) {
+	c := slices.Clone(ids)
+	slices.Sort(c)
+	acc.Covers = slices.Compact(c)
+}
+
+// Overlap returns the ids that acc and o both cover, sorted.
+func (acc *Accumulator) Overlap(o *Accumulator) []string {
+	var out []string
+	i, j := 0, 0
+	for i < len(acc.Covers) && j < len(o.Covers) {
+		switch {
+		case acc.Covers[i] < o.Covers[j]:
+			i++
+		case acc.Covers[i] > o.Covers[j]:
+			j++
+		default:
+			out = append(out, acc.Covers[i])
+			i++
+			j++
+		}
+	}
+	return out
 }
 
 // MaxErrorExamples is how many rejected records per reason results name.
@@ -468,6 +503,12 @@ func (acc *Accumulator) Merge(o *Accumulator) error {
 		if err := SameShape(acc, o); err != nil {
 			return err
 		}
+	}
+	if ov := acc.Overlap(o); len(ov) > 0 {
+		return fmt.Errorf("%w (input ids %s)", ErrOverlap, strings.Join(ov, ", "))
+	}
+	if len(o.Covers) > 0 {
+		acc.SetCovers(append(acc.Covers, o.Covers...))
 	}
 	acc.Records += o.Records
 	acc.Skipped += o.Skipped

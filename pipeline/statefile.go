@@ -15,7 +15,9 @@ import (
 )
 
 // stateMagic starts every saved state file; stateVersion is its format version. Version 2
-// added the error examples after the error counts; version 1 files are still read.
+// added the error examples after the error counts; version 1 files are still read. The
+// header's optional "covers" list needs no new version: older readers ignore the key, and
+// states without it read as covering unknown inputs.
 const (
 	stateMagic   = "EVALSTREAM-STATE\n"
 	stateVersion = 2
@@ -28,6 +30,8 @@ type stateHeader struct {
 	Format  int           `json:"format"`
 	Metrics []stateMetric `json:"metrics"`
 	SliceBy []string      `json:"slice_by,omitempty"`
+	// Covers is Accumulator.Covers.
+	Covers []string `json:"covers,omitempty"`
 }
 
 type stateMetric struct {
@@ -40,7 +44,7 @@ type stateMetric struct {
 // EncodeState serializes an accumulator with a self-describing header (metric types,
 // options, signatures, slice fields, format version) and a CRC-32 trailer.
 func EncodeState(a *Accumulator) ([]byte, error) {
-	h := stateHeader{Format: stateVersion, SliceBy: a.plan.SliceBy}
+	h := stateHeader{Format: stateVersion, SliceBy: a.plan.SliceBy, Covers: a.Covers}
 	for _, m := range a.plan.Metrics {
 		opts, err := m.CanonicalOptions()
 		if err != nil {
@@ -157,6 +161,7 @@ func DecodeState(b []byte) (*Accumulator, error) {
 		ms = append(ms, m)
 	}
 	a := NewAccumulator(NewPlan(ms, h.SliceBy))
+	a.SetCovers(h.Covers)
 	a.Records = d.Varint()
 	a.Skipped = d.Varint()
 	n := d.Len(2)

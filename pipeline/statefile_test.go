@@ -228,3 +228,63 @@ func str(s string) core.Value     { return core.Value{Kind: core.String, Str: s}
 func strs(s ...string) core.Value { return core.Value{Kind: core.StringList, Strs: s} }
 func integer(i int64) core.Value  { return core.Value{Kind: core.Int, Int: i} }
 func float(f float64) core.Value  { return core.Value{Kind: core.Float, Float: f} }
+
+// TestStateCovers: the ids of the inputs a state covers survive a round trip in canonical
+// (sorted, deduplicated) form; merges union them and refuse an overlap without changing
+// the receiver; a header without them (older states) reads as covering unknown inputs.
+func TestStateCovers(t *testing.T) {
+	plan := realPlan(t)
+	a := NewAccumulator(plan)
+	a.SetCovers([]string{"c", "a", "c"})
+	require.Equal(t, []string{"a", "c"}, a.Covers)
+	b, err := EncodeState(a)
+	require.NoError(t, err)
+	back, err := DecodeState(b)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "c"}, back.Covers)
+	b2, err := EncodeState(back)
+	require.NoError(t, err)
+	require.Equal(t, b, b2)
+
+	old := reseal(t, b, func(h map[string]any) { delete(h, "covers") })
+	oldAcc, err := DecodeState(old)
+	require.NoError(t, err)
+	require.Empty(t, oldAcc.Covers)
+	unsorted := reseal(t, b, func(h map[string]any) { h["covers"] = []string{"z", "a", "z"} })
+	u, err := DecodeState(unsorted)
+	require.NoError(t, err)
+	require.Equal(t, []string{"a", "z"}, u.Covers)
+
+	tests := []struct {
+		name      string
+		into, add []string
+		overlap   []string
+		union     []string
+	}{
+		{"disjoint", []string{"a", "c"}, []string{"b", "d"}, nil, []string{"a", "b", "c", "d"}},
+		{"unknown into known", nil, []string{"b"}, nil, []string{"b"}},
+		{"known into unknown", []string{"a"}, nil, nil, []string{"a"}},
+		{"both unknown", nil, nil, nil, nil},
+		{"self", []string{"a", "c"}, []string{"a", "c"}, []string{"a", "c"}, nil},
+		{"partial", []string{"a", "b", "c"}, []string{"c", "d"}, []string{"c"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x, y := NewAccumulator(plan), NewAccumulator(plan)
+			x.SetCovers(tt.into)
+			y.SetCovers(tt.add)
+			x.Records, y.Records = 2, 3
+			require.Equal(t, tt.overlap, x.Overlap(y))
+			err := x.Merge(y)
+			if tt.overlap != nil {
+				require.ErrorIs(t, err, ErrOverlap)
+				require.ErrorContains(t, err, tt.overlap[0])
+				require.EqualValues(t, 2, x.Records, "a refused merge changes nothing")
+				return
+			}
+			require.NoError(t, err)
+			require.EqualValues(t, 5, x.Records)
+			require.Equal(t, tt.union, x.Covers)
+		})
+	}
+}

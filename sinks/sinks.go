@@ -77,12 +77,32 @@ func IndentedJSON(r *pipeline.Results) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// JSONL appends one line per run: a timestamp, the config signature and the results —
-// a history for nightly jobs. The line is written with a single append.
+// JSONL appends one line per run: a timestamp, the run's description (see RunMeta), the
+// config signature and the results — a history for nightly jobs. The line is written with a
+// single append.
 type JSONL struct {
-	Path      string
-	Signature string // identifies the config (hash of the metric signatures and source)
-	Now       func() time.Time
+	Path string
+	// Signature identifies the config (hash of the metric signatures, slices and source,
+	// paths included). Kept for existing readers of the history; metrics_signature is the
+	// path-independent key to group runs by.
+	Signature string
+	// Meta, when set, is called at each write for the run's description.
+	Meta func() RunMeta
+	Now  func() time.Time
+}
+
+// historyLine is the layout of one JSONL line. Field order is the output order.
+type historyLine struct {
+	Time             string          `json:"time"`
+	Run              *string         `json:"run,omitempty"`
+	StartedAt        string          `json:"started_at,omitempty"`
+	DurationS        *float64        `json:"duration_s,omitempty"`
+	Version          string          `json:"version,omitempty"`
+	GitCommit        string          `json:"git_commit,omitempty"`
+	Input            []Input         `json:"input,omitempty"`
+	MetricsSignature string          `json:"metrics_signature,omitempty"`
+	ConfigSignature  string          `json:"config_signature"`
+	Results          json.RawMessage `json:"results"`
 }
 
 // Write appends a history line.
@@ -95,10 +115,27 @@ func (s *JSONL) Write(_ context.Context, r *pipeline.Results) error {
 	if s.Now != nil {
 		now = s.Now
 	}
-	ts, _ := json.Marshal(now().UTC().Format(time.RFC3339Nano))
-	sig, _ := json.Marshal(s.Signature)
-	line := fmt.Sprintf(`{"time":%s,"config_signature":%s,"results":%s}`+"\n", ts, sig, raw)
-	return appendFile(s.Path, []byte(line))
+	line := historyLine{Time: now().UTC().Format(time.RFC3339Nano), ConfigSignature: s.Signature, Results: raw}
+	if s.Meta != nil {
+		m := s.Meta()
+		d := m.Duration.Seconds()
+		line.Run, line.DurationS = &m.Run, &d
+		line.StartedAt = m.StartedAt.UTC().Format(time.RFC3339Nano)
+		line.Version, line.GitCommit, line.MetricsSignature = m.Version, m.GitCommit, m.MetricsSignature
+		line.Input = m.Inputs
+		if line.Input == nil {
+			line.Input = []Input{}
+		}
+	}
+	// Without HTML escaping, the results inside the line are their MarshalJSON bytes
+	// (already escaped), not escaped a second time.
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(line); err != nil {
+		return fmt.Errorf("history line: %w", err)
+	}
+	return appendFile(s.Path, b.Bytes())
 }
 
 // Close does nothing.

@@ -191,3 +191,25 @@ func TestHistoryAppendOnAFullDisk(t *testing.T) {
 	require.NoError(t, rf.WriteBatch(context.Background(), []pipeline.DeadLetter{{Reason: "invalid json", Raw: []byte("{")}}, nil))
 	require.ErrorContains(t, rf.Commit(), "dead letters: write /dev/full: no space left on device")
 }
+
+// TestJSONLRunMeta: a history line carries the run's description before the results, and
+// its results are the results' own JSON bytes (not re-escaped by the line's encoder).
+func TestJSONLRunMeta(t *testing.T) {
+	hist := filepath.Join(t.TempDir(), "h.jsonl")
+	start := time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)
+	r := sample()
+	r.Errors = map[string]int64{"a <b> & c": 1} // escaped once, by Results.MarshalJSON
+	s := &JSONL{Path: hist, Signature: "sha256:x", Now: func() time.Time { return start.Add(5 * time.Second) },
+		Meta: func() RunMeta {
+			return RunMeta{Run: "nightly", StartedAt: start, Duration: 1500 * time.Millisecond, Version: "9.9.9",
+				GitCommit: "abc", Inputs: []Input{{Path: "in.jsonl", Size: 3, SHA256: "ff"}}, MetricsSignature: "sha256:m"}
+		}}
+	require.NoError(t, s.Write(context.Background(), r))
+	b, err := os.ReadFile(hist)
+	require.NoError(t, err)
+	raw, err := r.MarshalJSON()
+	require.NoError(t, err)
+	want := `{"time":"2026-01-02T03:04:05Z","run":"nightly","started_at":"2026-01-02T03:04:00Z","duration_s":1.5,"version":"9.9.9","git_commit":"abc",` +
+		`"input":[{"path":"in.jsonl","size":3,"sha256_first_mib":"ff"}],"metrics_signature":"sha256:m","config_signature":"sha256:x","results":` + string(raw) + "}\n"
+	require.Equal(t, want, string(b))
+}

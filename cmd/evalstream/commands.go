@@ -170,12 +170,16 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			}
 			files = append(files, fl...)
 		}
+		j.inputFiles = files
 		source = &chainSource{open: func(i int) (pipeline.Source, error) {
 			return sources.OpenFiles(sources.FileConfig{Path: files[i], Format: *inFormat}, j.plan.Fields, *batch, cfg.Source.MaxRecordBytes)
 		}, n: len(files)}
 	}
 	defer source.Close()
 	if err := j.checkOutputs(*savePath); err != nil {
+		return err
+	}
+	if err := j.startRun(); err != nil {
 		return err
 	}
 	acc, out, err := j.fold(ctx, source, stderr)
@@ -396,9 +400,18 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 
 func mergeStateFiles(paths []string) (*pipeline.Accumulator, error) {
 	var acc *pipeline.Accumulator
+	cov := coverage{}
 	for _, p := range paths {
 		a, err := pipeline.ReadStateFile(p)
 		if err != nil {
+			return nil, runtimeErr(err)
+		}
+		if acc != nil {
+			if err := pipeline.SameShape(acc, a); err != nil {
+				return nil, runtimeErr(fmt.Errorf("%s: %w", p, err))
+			}
+		}
+		if err := cov.add(p, a); err != nil {
 			return nil, runtimeErr(err)
 		}
 		if acc == nil {

@@ -50,6 +50,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	cfgPath := fs.String("c", "", "pipeline config file (YAML or JSON)")
 	fs.StringVar(cfgPath, "config", "", "same as -c")
 	savePath := fs.String("save-state", "", "also write the reduced metric states to this file (for merge/report)")
+	runName := fs.String("run-name", "", "label of this run in the history (default: the config file's base name)")
+	gitCommit := fs.String("git-commit", "", "commit recorded in the history (default: HEAD of the working directory's git work tree)")
 	var sets stringList
 	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
@@ -66,6 +68,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	j.label, j.gitCommit = *runName, *gitCommit
+	if j.label == "" {
+		j.label = runLabel(*cfgPath)
+	}
 	return j.execute(ctx, stdout, stderr, *savePath)
 }
 
@@ -75,6 +81,16 @@ type job struct {
 	plan *pipeline.Plan
 	// systems names the systems of a text source, in hypothesis-file order.
 	systems []string
+
+	// The run's description for the history (see startRun): label and gitCommit may be
+	// set before the run (flags); the rest is set by startRun.
+	label     string
+	gitCommit string
+	startedAt time.Time
+	inputs    []sinks.Input
+	// inputFiles, when set, are the input files (score's arguments, each expanded),
+	// instead of those source.path selects.
+	inputFiles []string
 }
 
 // buildJob validates the config and builds every metric, reporting every problem at once
@@ -187,7 +203,7 @@ func (j *job) sinks(stdout io.Writer) []pipeline.Sink {
 		case "html":
 			out = append(out, &sinks.HTML{Path: s.Path})
 		case "jsonl":
-			out = append(out, &sinks.JSONL{Path: s.Path, Signature: j.configSignature()})
+			out = append(out, &sinks.JSONL{Path: s.Path, Signature: j.configSignature(), Meta: j.runMeta})
 		}
 	}
 	return out
@@ -230,6 +246,9 @@ func sourceErr(err error) error {
 // execute runs the job to the end of its input and writes the results.
 func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath string) error {
 	if err := j.checkOutputs(savePath); err != nil {
+		return err
+	}
+	if err := j.startRun(); err != nil {
 		return err
 	}
 	if j.cfg.Source.Type == "kafka" {
@@ -356,6 +375,7 @@ func (j *job) emit(ctx context.Context, acc *pipeline.Accumulator, out *sinks.Re
 		}
 	}
 	if savePath != "" {
+		acc.SetCovers(j.inputIDs())
 		b, err := pipeline.EncodeState(acc)
 		if err != nil {
 			return fail(err)

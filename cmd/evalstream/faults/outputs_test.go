@@ -264,7 +264,7 @@ sinks: [{type: json, path: out/r.json}, {type: jsonl, path: out/h.jsonl}]
 		{"isdir", `^evalstream: write isdir: is a directory$`},
 		{"s.state/x", `^evalstream: create directory for s.state/x: .*not a directory$`},
 	} {
-		r := run(t, dir, "merge", "-o", tc.out, "s.state", "s.state")
+		r := run(t, dir, "merge", "-o", tc.out, "s.state") // one state: merging it with itself is refused
 		require.Equal(t, 1, r.code, r.stderr)
 		require.Regexp(t, tc.want, r.firstLine())
 		requireNoTempIn(t, dir)
