@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
@@ -312,7 +313,7 @@ var textRoles = []core.Role{
 func (m *Metric) Roles() []core.Role { return append([]core.Role(nil), textRoles...) }
 
 // Check implements core.Metric.
-func (m *Metric) Check(ex *core.Example) error { return checkText(ex) }
+func (m *Metric) Check(ex *core.Example) error { return textinput.CheckPair(ex) }
 
 // NewState implements core.Metric.
 func (m *Metric) NewState() core.State { return m.newState() }

@@ -75,7 +75,7 @@ func (m *CHRF) Signature() string { return m.sig }
 func (m *CHRF) Roles() []core.Role { return append([]core.Role(nil), textRoles...) }
 
 // Check implements core.Metric.
-func (m *CHRF) Check(ex *core.Example) error { return checkText(ex) }
+func (m *CHRF) Check(ex *core.Example) error { return textinput.CheckPair(ex) }
 
 // NewState implements core.Metric.
 func (m *CHRF) NewState() core.State { return m.newState() }
@@ -305,7 +305,7 @@ func (m *CHRF) newState() *chrfState {
 
 // Add implements core.State.
 func (s *chrfState) Add(ex *core.Example, weight int64) {
-	if weight < 1 || !usable(ex) {
+	if weight < 1 || !textinput.Usable(ex) {
 		return
 	}
 	if s.w == nil {
@@ -419,7 +419,7 @@ func (m *CHRF) DecodeState(b []byte) (core.State, error) {
 // SentenceScore implements core.SentenceScorer: sacrebleu's CHRF.sentence_score of the record
 // on the configured scale.
 func (m *CHRF) SentenceScore(ex *core.Example) (float64, bool) {
-	if checkText(ex) != nil {
+	if textinput.CheckPair(ex) != nil {
 		return 0, false
 	}
 	w, _ := m.scratch.Get().(*chrfWork)

@@ -192,7 +192,7 @@ func (m *Metric) newState() *state {
 
 // Add implements core.State.
 func (s *state) Add(ex *core.Example, weight int64) {
-	if weight < 1 || !usable(ex) {
+	if weight < 1 || !textinput.Usable(ex) {
 		return
 	}
 	if s.w == nil {
@@ -413,7 +413,7 @@ func (s *state) validate() error {
 // sacrebleu's sentence_score (or ignite's per-sentence score) computes it, on the configured
 // scale. It is false for a record Check rejects or whose score is undefined.
 func (m *Metric) SentenceScore(ex *core.Example) (float64, bool) {
-	if checkText(ex) != nil {
+	if textinput.CheckPair(ex) != nil {
 		return 0, false
 	}
 	w, _ := m.scratch.Get().(*work)

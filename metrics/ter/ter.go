@@ -90,25 +90,7 @@ var roles = []core.Role{
 func (m *Metric) Roles() []core.Role { return append([]core.Role(nil), roles...) }
 
 // Check implements core.Metric.
-func (m *Metric) Check(ex *core.Example) error {
-	if len(ex.Values) < 2 {
-		return core.Reject("missing field", "references", "record has %d of 2 fields", len(ex.Values))
-	}
-	if err := textinput.Prediction(ex.Values[0], "prediction", ex.UTF8Checked); err != nil {
-		return err
-	}
-	return textinput.References(ex.Values[1], "references", ex.UTF8Checked)
-}
-
-// usable reports whether Add can score the example, so that Add never panics on an
-// unchecked record.
-func usable(ex *core.Example) bool {
-	if len(ex.Values) < 2 || textinput.Count(ex.Values[1]) == 0 {
-		return false
-	}
-	k := ex.Values[0].Kind
-	return k == core.String || k == core.StringList
-}
+func (m *Metric) Check(ex *core.Example) error { return textinput.CheckPair(ex) }
 
 // NewState implements core.Metric.
 func (m *Metric) NewState() core.State { return &state{m: m} }
@@ -284,7 +266,7 @@ type state struct {
 
 // Add implements core.State.
 func (s *state) Add(ex *core.Example, weight int64) {
-	if weight < 1 || !usable(ex) {
+	if weight < 1 || !textinput.Usable(ex) {
 		return
 	}
 	if s.w == nil {

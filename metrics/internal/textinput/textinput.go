@@ -89,3 +89,25 @@ func firstInvalid(ss []string, utf8Checked bool) int {
 
 // AllValid reports whether every string of ss is valid UTF-8.
 func AllValid(ss []string) bool { return firstInvalid(ss, false) < 0 }
+
+// CheckPair validates the prediction (Values[0]) and references (Values[1]) of a text record
+// without tokenizing: the Check of a metric with those two roles.
+func CheckPair(ex *core.Example) error {
+	if len(ex.Values) < 2 {
+		return core.Reject("missing field", "references", "record has %d of 2 fields", len(ex.Values))
+	}
+	if err := Prediction(ex.Values[0], "prediction", ex.UTF8Checked); err != nil {
+		return err
+	}
+	return References(ex.Values[1], "references", ex.UTF8Checked)
+}
+
+// Usable reports whether a state's Add can score the example (CheckPair accepted it, or it
+// is at least of a usable shape), so that Add never panics on an unchecked record.
+func Usable(ex *core.Example) bool {
+	if len(ex.Values) < 2 || Count(ex.Values[1]) == 0 {
+		return false
+	}
+	k := ex.Values[0].Kind
+	return k == core.String || k == core.StringList
+}
