@@ -121,8 +121,10 @@ func Examples(fields []string, records []map[string]any) []core.Example {
 }
 
 // RunFile runs every case of a golden file as a subtest: value and details within the
-// case's rtol, then the merge laws.
+// case's rtol, then the merge laws. It logs the largest relative error of the file's cases.
 func RunFile(t *testing.T, path string, ctor Ctor) {
+	MaxRelErr = 0
+	defer func() { t.Logf("%s: largest relative error against the goldens: %.3g", path, MaxRelErr) }()
 	f := Load(t, path)
 	seen := map[string]bool{}
 	for _, c := range f.Cases {
