@@ -358,3 +358,16 @@ func (b *Bootstrap) DecodeState(data []byte) (core.State, error) {
 
 // ErrNoReplicates is wrapped when a paired test or interval needs replicates a state lacks.
 var ErrNoReplicates = errors.New("state has no bootstrap replicates")
+
+// ReplicateCost says, for `evalstream list`, how the bootstrap keeps the replicates of m
+// (with its default options) and what one replicate costs in memory.
+func ReplicateCost(m core.Metric) string {
+	st := m.NewState()
+	if vs, ok := st.(core.SumVectorState); ok && vs.VectorLen() > 0 {
+		return fmt.Sprintf("a vector of %d integers per replicate (%d bytes; B = 1000: %d KiB per state)", vs.VectorLen(), 8*vs.VectorLen(), 8*vs.VectorLen()*1000/1024)
+	}
+	if _, ok := st.(core.ReplicaAdder); ok {
+		return "one state per replicate (its memory as above), the record decoded once for all"
+	}
+	return "one state per replicate (its memory as above), the record folded into each"
+}

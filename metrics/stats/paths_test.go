@@ -38,6 +38,9 @@ func TestFastPathsMatchGenericPath(t *testing.T) {
 		{map[string]any{"type": "chrf"}, func(i int) []core.Value {
 			return []core.Value{{Kind: core.String, Str: hyps[i%len(hyps)]}, {Kind: core.StringList, Strs: []string{refs[(i*5)%len(refs)]}}}
 		}},
+		{map[string]any{"type": "wer"}, func(i int) []core.Value {
+			return []core.Value{{Kind: core.String, Str: hyps[i%len(hyps)]}, {Kind: core.String, Str: refs[(i*5)%len(refs)]}}
+		}},
 		{map[string]any{"type": "f1", "average": "macro"}, func(i int) []core.Value {
 			return []core.Value{{Kind: core.Int, Int: int64(i % 3)}, {Kind: core.Int, Int: int64((i * 7) % 3)}}
 		}},
