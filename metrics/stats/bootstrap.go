@@ -83,10 +83,9 @@ type BootstrapState struct {
 // weightsMemo holds a record's weights in sparse form: the replicates with a non-zero
 // weight (63% of them) and those weights, so that folds loop without a branch per replicate.
 type weightsMemo struct {
-	unit  uint64
-	dense []uint8
-	idx   []int32
-	w     []int64
+	unit uint64
+	idx  []int32
+	w    []int64
 }
 
 // weights returns the record's non-zero Poisson weights, shared through the memo by every
@@ -97,18 +96,13 @@ func (s *BootstrapState) weights(ex *core.Example) *weightsMemo {
 	if current && wm.unit == ex.Unit {
 		return wm
 	}
+	B := s.m.Config.Resamples
 	if wm == nil {
-		wm = &weightsMemo{dense: make([]uint8, s.m.Config.Resamples)}
+		wm = &weightsMemo{idx: make([]int32, B+1), w: make([]int64, B+1)}
 	}
 	wm.unit = ex.Unit
-	PoissonWeights(s.m.Config.Seed, ex.Unit, wm.dense)
-	wm.idx, wm.w = wm.idx[:0], wm.w[:0]
-	for b, x := range wm.dense {
-		if x != 0 {
-			wm.idx = append(wm.idx, int32(b))
-			wm.w = append(wm.w, int64(x))
-		}
-	}
+	n := sparseWeights(s.m.Config.Seed, ex.Unit, B, wm.idx[:B+1], wm.w[:B+1])
+	wm.idx, wm.w = wm.idx[:n], wm.w[:n]
 	ex.Memo.Store(s.m.memo, wm)
 	return wm
 }
@@ -160,13 +154,27 @@ func (s *BootstrapState) addVector(ex *core.Example, weight int64) {
 	if s.vec == nil {
 		s.vec = make([]int64, s.dim*s.m.Config.Resamples)
 	}
-	d, row := s.dim, s.row
-	ws := wm.w[:len(wm.idx)]
-	for k, b := range wm.idx {
-		w := ws[k] * weight
-		dst := s.vec[int(b)*d:][:len(row)]
-		for j, x := range row {
-			dst[j] += w * x
+	addRows(s.vec, s.row, wm.idx, wm.w, weight)
+}
+
+// addRows adds weight·w[k]·row to row idx[k] of vec (rows of len(row)), for every k. It
+// is the bootstrap's inner loop: unrolled by four, without bounds checks inside.
+func addRows(vec, row []int64, idx []int32, w []int64, weight int64) {
+	d := len(row)
+	w = w[:len(idx)]
+	for k, b := range idx {
+		m := w[k] * weight
+		dst := vec[int(b)*d:][:d]
+		j := 0
+		for ; j+4 <= d; j += 4 {
+			r, t := row[j:j+4:j+4], dst[j:j+4:j+4]
+			t[0] += m * r[0]
+			t[1] += m * r[1]
+			t[2] += m * r[2]
+			t[3] += m * r[3]
+		}
+		for ; j < d; j++ {
+			dst[j] += m * row[j]
 		}
 	}
 }
