@@ -16,7 +16,8 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/stats"
 	"github.com/evalstream/evalstream/pipeline"
-	"github.com/evalstream/evalstream/sources"
+	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
+	"github.com/evalstream/evalstream/sources/jsonl"
 )
 
 // Metadata field names. A record field of the same name, when present in the message,
@@ -73,7 +74,7 @@ type Decoder struct {
 	meta     []metaKind
 	hasMeta  bool // some field is metadata
 	header   []string
-	json     *sources.JSONDecoder
+	json     *jsonl.Decoder
 
 	// Chunks records are carved from. A full chunk is dropped, so the records carved from
 	// it keep it; the current chunks are reused after Reset.
@@ -94,7 +95,7 @@ func NewDecoder(format string, fields []string, maxRecordBytes int) *Decoder {
 		d.maxBytes = DefaultMaxRecordBytes
 	}
 	if format != "arrow" {
-		d.json = sources.NewJSONDecoder(fields)
+		d.json = jsonl.NewDecoder(fields)
 	}
 	for i, f := range fields {
 		switch {
@@ -292,7 +293,7 @@ func (d *Decoder) decodeArrow(b []byte, base pipeline.Record) (recs []pipeline.R
 			recs, err = nil, fmt.Errorf("malformed Arrow IPC stream: %v", p)
 		}
 	}()
-	rd, err := sources.NewArrowStreamReader(b, memory.NewGoAllocator())
+	rd, err := arrowsrc.NewStreamReader(b, memory.NewGoAllocator())
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC stream: %v", err)
 	}
@@ -308,7 +309,7 @@ func (d *Decoder) decodeArrow(b []byte, base pipeline.Record) (recs []pipeline.R
 	row := int64(0)
 	for rd.Next() {
 		rec := rd.Record()
-		if err := sources.CheckRecordBatch(rec, int64(len(b))); err != nil {
+		if err := arrowsrc.CheckRecordBatch(rec, int64(len(b))); err != nil {
 			return nil, err
 		}
 		n := int(rec.NumRows())
