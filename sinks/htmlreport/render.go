@@ -347,9 +347,9 @@ type bar struct {
 	ValueX, ValueText string
 	Small             bool
 	// HasCI draws the slice's interval as a whisker from WX1 to WX2 at height WY.
-	HasCI         bool
-	WX1, WX2, WY  string
-	WCapT, WCapB  string
+	HasCI        bool
+	WX1, WX2, WY string
+	WCapT, WCapB string
 }
 
 type barChart struct {
@@ -560,11 +560,11 @@ type lineChart struct {
 	// Band is the closed path of the confidence band, empty without intervals.
 	Band string
 	// Limits are horizontal lines: the gate's min/max bounds of the metric.
-	Limits []limit
-	YTicks        []tick
-	XTicks        []tick
-	PlotL, PlotR  string
-	PlotT, PlotB  string
+	Limits       []limit
+	YTicks       []tick
+	XTicks       []tick
+	PlotL, PlotR string
+	PlotT, PlotB string
 }
 
 // buildTrends draws one chart per scalar overall metric of the history, in the order the
