@@ -2,7 +2,9 @@ package stats
 
 import (
 	"math"
+	"math/big"
 	"slices"
+	"strconv"
 )
 
 // Percentile is numpy's default percentile (method "linear") of sorted values at quantile
@@ -37,8 +39,8 @@ func Spread(values []float64, level float64) (low, high, stderr float64) {
 		return math.NaN(), math.NaN(), math.NaN()
 	}
 	slices.Sort(values)
-	alpha := (1 - level) / 2
-	low, high = Percentile(values, alpha), Percentile(values, 1-alpha)
+	qlo, qhi := tails(level)
+	low, high = Percentile(values, qlo), Percentile(values, qhi)
 	if len(values) < 2 {
 		return low, high, math.NaN()
 	}
@@ -52,4 +54,19 @@ func Spread(values []float64, level float64) (low, high, stderr float64) {
 		ss += (v - mean) * (v - mean)
 	}
 	return low, high, math.Sqrt(ss / float64(len(values)-1))
+}
+
+// tails returns the quantiles (1−level)/2 and (1+level)/2 computed exactly from the level's
+// shortest decimal form and rounded once: level 0.95 gives 0.025 and 0.975, the quantiles
+// of np.percentile(x, [2.5, 97.5]), where the float expression (1−0.95)/2 gives
+// 0.025000000000000022 and intervals that differ from numpy's in the last bits.
+func tails(level float64) (lo, hi float64) {
+	r, ok := new(big.Rat).SetString(strconv.FormatFloat(level, 'g', -1, 64))
+	if !ok { // NaN or ±Inf: no decimal form; Validate refuses such levels anyway
+		return (1 - level) / 2, (1 + level) / 2
+	}
+	one, half := big.NewRat(1, 1), big.NewRat(1, 2)
+	lo, _ = new(big.Rat).Mul(new(big.Rat).Sub(one, r), half).Float64()
+	hi, _ = new(big.Rat).Mul(new(big.Rat).Add(one, r), half).Float64()
+	return lo, hi
 }

@@ -19,6 +19,7 @@ fi
 cd "$root"
 for gen in metrics/tokenize/testdata/gen_tables.py metrics/tokenize/testdata/gen_golden.py \
            metrics/asr/testdata/gen_tables.py \
+           metrics/stats/testdata/gen_percentile.py \
            testdata/goldens/gen_bleu.py testdata/goldens/gen_rouge.py testdata/goldens/gen_text.py \
            testdata/goldens/gen_classify.py testdata/goldens/gen_regress.py \
            testdata/goldens/gen_asr.py testdata/goldens/gen_regerr.py testdata/goldens/gen_prob.py \
