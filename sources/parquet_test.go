@@ -39,9 +39,30 @@ func hasStruct(dt arrow.DataType) bool {
 	return false
 }
 
+// decodedGroup reports whether the Parquet reader decodes a top-level column of type dt that
+// holds a struct or a map (parquetmap.go): a struct or map of primitives.
+func decodedGroup(dt arrow.DataType) bool {
+	var fields []arrow.Field
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		fields = t.Fields()
+	case *arrow.MapType:
+		fields = t.Elem().(*arrow.StructType).Fields()
+	default:
+		return false
+	}
+	for _, f := range fields {
+		if _, nested := f.Type.(arrow.NestedType); nested {
+			return false
+		}
+	}
+	return len(fields) > 0
+}
+
 // pqarrowRows reads fields of a Parquet file the way this package did before it decoded
 // Parquet itself, with pqarrow and fillColumn: one canonical value per row and field. As
-// then, a column holding a struct is Other and the last column of a repeated name that
+// then, a column holding a struct is Other (but for the structs and maps of primitives
+// the reader now decodes, with a unique name) and the last column of a repeated name that
 // holds none wins.
 func pqarrowRows(t testing.TB, path string, fields []string) [][]string {
 	t.Helper()
@@ -59,8 +80,9 @@ func pqarrowRows(t testing.TB, path string, fields []string) [][]string {
 	}
 	for f, name := range fields {
 		col, other := -1, false
-		for _, i := range tbl.Schema().FieldIndices(name) {
-			if hasStruct(tbl.Schema().Field(i).Type) {
+		indices := tbl.Schema().FieldIndices(name)
+		for _, i := range indices {
+			if typ := tbl.Schema().Field(i).Type; hasStruct(typ) && !(len(indices) == 1 && decodedGroup(typ)) {
 				other = true
 			} else {
 				col = i
