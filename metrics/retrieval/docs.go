@@ -6,7 +6,7 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 )
 
-const inputNote = "One record per query: prediction = the retrieved document ids in rank order (list<string>, or list of integers read as their decimal strings, as str(id) would give pytrec_eval); judgments = references (a list of relevant ids, grade 1; a repeated id is one judgment) or relevance (a map id → integer grade: a JSON object, an Arrow/Parquet map<string|integer, integer|float> or list<struct<key, value>>), not both. " +
+const inputNote = "One record per query: prediction = the retrieved document ids in rank order (list<string>, or list of integers read as their decimal strings, as str(id) would give pytrec_eval); judgments = references (a list of relevant ids, grade 1; a repeated id is one judgment) or relevance (a map id → integer grade: a JSON object, an Arrow/Parquet map<string|integer, number>, a list<struct<key, value>>, or a struct of numbers, as pandas, polars and HF datasets store dicts: its non-null fields), not both. " +
 	"The mean is over the queries trec_eval evaluates: a query with no judged document (empty references or relevance) is left out (details.unjudged_queries); a query whose judged documents are all below relevance_threshold, or with an empty ranking, counts 0. " +
 	"Per-query scores are computed with trec_eval's operations in its order and summed exactly. Null with reason \"no records\" or \"no judged queries\". details: queries, unjudged_queries, measure (the trec_eval measure name)"
 
