@@ -19,7 +19,7 @@ var invalid = []string{
 	"invalid utf-8: a document id that is not valid UTF-8",
 }
 
-const memory = "about 100 bytes per state (two counts and an exact sum), whatever the number of queries; per record being scored, a scratch map of its judged and retrieved ids (reused)"
+const memory = "about 100 bytes per state (two counts and an exact sum), whatever the number of queries; per worker, a reused scratch set of one record's judged and retrieved ids. Speed: 1M queries of 10 to 29 ranked and 1 to 8 judged ids, ndcg (k 10) + mrr, in 0.7 CPU-s (pytrec_eval: 9 CPU-s; BenchmarkNDCG10MRR1M, testdata/goldens/bench_retrieval.py)"
 
 // Docs describes every metric type of this package, for `evalstream list`.
 func Docs() []core.Doc {

@@ -108,7 +108,7 @@ func newMetric(k kind, o *core.Options) (core.Metric, error) {
 		kName = strconv.Itoa(m.k)
 	}
 	m.sig = fmt.Sprintf("type:%s|compat:%s|k:%s|relevance_threshold:%d|version:%s", kindNames[k], compat, kName, m.threshold, implVersion)
-	m.pool.New = func() any { return &scratch{judged: map[string]int64{}, seen: map[string]struct{}{}} }
+	m.pool.New = func() any { return newQuery() }
 	return m, nil
 }
 
@@ -146,160 +146,37 @@ func (m *Metric) Signature() string { return m.sig }
 // NewState returns an empty state.
 func (m *Metric) NewState() core.State { return &State{m: m} }
 
-// scratch is the per-call working memory of decode, reused through Metric.pool.
-type scratch struct {
-	judged map[string]int64    // id → grade; keys alias the record or buf
-	seen   map[string]struct{} // ranked ids, for duplicates
-	rels   []int64             // grade of each ranked document (0 when unjudged)
-	ideal  []int64             // positive grades, for nDCG's ideal ranking
-	numRel int64               // judged documents with grade >= threshold
-	nJudge int                 // judged documents
-}
+// get returns a query from the pool, for a call that decodes a record without a memo.
+func (m *Metric) get() *query { return m.pool.Get().(*query) }
 
-func (s *scratch) reset() {
-	clear(s.judged)
-	clear(s.seen)
-	s.rels, s.ideal = s.rels[:0], s.ideal[:0]
-	s.numRel, s.nJudge = 0, 0
-}
-
-func (m *Metric) get() *scratch {
-	s := m.pool.Get().(*scratch)
-	s.reset()
-	return s
-}
-
-func (m *Metric) put(s *scratch) {
-	s.reset()
-	m.pool.Put(s)
+func (m *Metric) put(q *query) {
+	q.release()
+	m.pool.Put(q)
 }
 
 // Check validates one record.
 func (m *Metric) Check(ex *core.Example) error {
-	s := m.get()
-	defer m.put(s)
-	return m.decode(ex, s)
-}
-
-func value(ex *core.Example, i int) *core.Value {
-	if i < len(ex.Values) {
-		return &ex.Values[i]
+	q, pooled, err := m.decoded(ex)
+	if pooled {
+		m.put(q)
 	}
-	return &core.Value{Kind: core.Missing}
-}
-
-// intID renders an integer document id given as a float (core widens integer lists) in
-// decimal, as a user feeding pytrec_eval would with str(id).
-func intID(x float64, field string, i int) (string, error) {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "", core.Reject("non-finite value", field, "%v at index %d", x, i)
-	}
-	if x != math.Trunc(x) || math.Abs(x) > maxExactID {
-		return "", core.Reject("wrong type", field, "document id %v at index %d: need a string or an integer of at most 2^53 in magnitude", x, i)
-	}
-	return strconv.FormatInt(int64(x), 10), nil
-}
-
-// ids calls fn with every document id of a list value (strings as they are, integers in
-// decimal). A string id aliases the record: the scratch maps that keep it are cleared before
-// the call that filled them returns.
-func ids(v *core.Value, field string, fn func(id string, i int) error) error {
-	if v.Kind == core.StringList {
-		for i, id := range v.Strs {
-			if err := fn(id, i); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for i, x := range v.Floats {
-		id, err := intID(x, field, i)
-		if err != nil {
-			return err
-		}
-		if err := fn(id, i); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// decode validates a record and fills s: the judgments, then the grade of every ranked
-// document. It reports the first problem as a *core.RecordError.
-func (m *Metric) decode(ex *core.Example, s *scratch) error {
-	pv, rv, gv := value(ex, 0), value(ex, 1), value(ex, 2)
-	switch pv.Kind {
-	case core.Missing, core.Null:
-		return core.Reject("missing field", "prediction", "need the ranking: a list of document ids in rank order")
-	case core.StringList, core.FloatList:
-	default:
-		return core.Reject("wrong type", "prediction", "need a list of document ids (strings or integers) in rank order, got %s", pv.Kind)
-	}
-	hasRefs, hasRel := rv.Present(), gv.Present()
-	switch {
-	case hasRefs && hasRel:
-		return core.Reject("ambiguous relevance", "relevance", "both references and relevance are set: give one (references: relevant ids; relevance: a map id → grade)")
-	case !hasRefs && !hasRel:
-		return core.Reject("missing field", "references", "need references (a list of relevant ids) or relevance (a map id → graded relevance)")
-	case hasRefs:
-		if rv.Kind != core.StringList && rv.Kind != core.FloatList {
-			return core.Reject("wrong type", "references", "need a list of relevant document ids (strings or integers), got %s", rv.Kind)
-		}
-		// A repeated relevant id is the same judgment twice ({id: 1 for id in refs}).
-		err := ids(rv, "references", func(id string, _ int) error {
-			if _, ok := s.judged[id]; !ok {
-				s.judged[id] = 1
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	default:
-		if gv.Kind != core.Map {
-			return core.Reject("wrong type", "relevance", "need a map of document id → integer grade (a JSON object, an Arrow map or list<struct<key, value>>), got %s", gv.Kind)
-		}
-		for i, id := range gv.Strs {
-			g := gv.Floats[i]
-			if math.IsNaN(g) || math.IsInf(g, 0) {
-				return core.Reject("non-finite value", "relevance", "grade %v of document %q", g, id)
-			}
-			if g != math.Trunc(g) || math.Abs(g) > math.MaxInt32 {
-				return core.Reject("wrong type", "relevance", "grade %v of document %q: trec_eval grades are integers", g, id)
-			}
-			if _, dup := s.judged[id]; dup {
-				return core.Reject("duplicate id", "relevance", "document %q is judged twice", id)
-			}
-			s.judged[id] = int64(g)
-		}
-	}
-	s.nJudge = len(s.judged)
-	for _, g := range s.judged {
-		if g >= m.threshold {
-			s.numRel++
-		}
-		if m.kind == kNDCG && g > 0 {
-			s.ideal = append(s.ideal, g)
-		}
-	}
-	return ids(pv, "prediction", func(id string, i int) error {
-		if _, dup := s.seen[id]; dup {
-			return core.Reject("duplicate id", "prediction", "document %q is retrieved twice (at index %d)", id, i)
-		}
-		s.seen[id] = struct{}{}
-		s.rels = append(s.rels, s.judged[id])
-		return nil
-	})
+	return err
 }
 
 // score is the query's trec_eval measure, computed as trec_eval does it (same operations in
 // the same order), or ok false for a query without judged documents, which trec_eval leaves
 // out (it evaluates only the queries of the qrels).
-func (m *Metric) score(s *scratch) (v float64, ok bool) {
-	if s.nJudge == 0 {
+func (m *Metric) score(q *query) (v float64, ok bool) {
+	if len(q.grades) == 0 {
 		return 0, false
 	}
-	rels := s.rels
+	var numRel int64
+	for _, g := range q.grades {
+		if g >= m.threshold {
+			numRel++
+		}
+	}
+	rels := q.rels
 	if m.k > 0 && len(rels) > m.k {
 		rels = rels[:m.k]
 	}
@@ -312,7 +189,13 @@ func (m *Metric) score(s *scratch) (v float64, ok bool) {
 		}
 		return 0, true
 	case kNDCG:
-		return m.ndcg(rels, s.ideal), true
+		q.ideal = q.ideal[:0]
+		for _, g := range q.grades {
+			if g > 0 {
+				q.ideal = append(q.ideal, g)
+			}
+		}
+		return m.ndcg(rels, q.ideal), true
 	case kMAP:
 		var sum float64
 		var relSoFar int64
@@ -322,10 +205,10 @@ func (m *Metric) score(s *scratch) (v float64, ok bool) {
 				sum += float64(relSoFar) / float64(i+1)
 			}
 		}
-		if s.numRel == 0 {
+		if numRel == 0 {
 			return 0, true
 		}
-		return sum / float64(s.numRel), true
+		return sum / float64(numRel), true
 	}
 	var relRet int64
 	for _, g := range rels {
@@ -337,10 +220,10 @@ func (m *Metric) score(s *scratch) (v float64, ok bool) {
 	case kPrecision:
 		return float64(relRet) / float64(m.k), true
 	case kRecall:
-		if s.numRel == 0 {
+		if numRel == 0 {
 			return 0, true
 		}
-		return float64(relRet) / float64(s.numRel), true
+		return float64(relRet) / float64(numRel), true
 	}
 	if relRet > 0 {
 		return 1, true
@@ -376,12 +259,12 @@ func (m *Metric) ndcg(rels, ideal []int64) float64 {
 // SentenceScore is the query's own score; false for a record Check rejects or a query
 // without judged documents.
 func (m *Metric) SentenceScore(ex *core.Example) (float64, bool) {
-	s := m.get()
-	defer m.put(s)
-	if m.decode(ex, s) != nil {
+	q := m.get()
+	defer m.put(q)
+	if q.decode(ex) != nil {
 		return 0, false
 	}
-	return m.score(s)
+	return m.score(q)
 }
 
 // State holds the number of judged queries, the number of queries left out (no judged
@@ -399,12 +282,14 @@ func (s *State) Add(ex *core.Example, weight int64) {
 	if weight <= 0 {
 		return
 	}
-	sc := s.m.get()
-	defer s.m.put(sc)
-	if s.m.decode(ex, sc) != nil {
+	q, pooled, err := s.m.decoded(ex)
+	if err != nil {
 		return
 	}
-	v, ok := s.m.score(sc)
+	if pooled {
+		defer s.m.put(q)
+	}
+	v, ok := s.m.score(q)
 	if !ok {
 		s.unjudged += weight
 		return

@@ -188,3 +188,52 @@ func TestDecodeStateErrors(t *testing.T) {
 	require.ErrorIs(t, err, core.ErrIncompatible)
 	require.ErrorIs(t, other.NewState().Merge(s), core.ErrIncompatible)
 }
+
+// TestMemoSharesDecoding folds records as the pipeline does (every metric checks, then every
+// state adds, one memo for all) and requires the results of folding without a memo, with
+// bad records in between (rejected, never cached as valid).
+func TestMemoSharesDecoding(t *testing.T) {
+	var ms []core.Metric
+	for _, typ := range []string{"mrr", "ndcg", "map", "hit_rate"} {
+		ms = append(ms, build(t, typ, map[string]any{"k": 3}))
+	}
+	records := []core.Example{
+		example(strs("a", "b", "c"), strs("b"), missing()),
+		example(strs("a", "b", "a"), strs("b"), missing()), // duplicate: rejected
+		example(strs("x", "a"), missing(), rel([]string{"a", "x"}, 2, 1)),
+		example(nums(3, 4), nums(4), missing()),
+		example(strs(), missing(), rel([]string{"a"}, 1)),
+		example(strs("q"), strs(), missing()),
+	}
+	var memo core.Memo
+	with, without := make([]core.State, len(ms)), make([]core.State, len(ms))
+	for i, m := range ms {
+		with[i], without[i] = m.NewState(), m.NewState()
+	}
+	rejected := 0
+	for i := range records {
+		plain := records[i]
+		ex := records[i]
+		ex.Seq, ex.Memo = uint64(i), &memo
+		ok := true
+		for _, m := range ms {
+			err := m.Check(&ex)
+			require.Equal(t, m.Check(&plain) == nil, err == nil, "record %d", i)
+			ok = ok && err == nil
+		}
+		if !ok {
+			rejected++
+			continue
+		}
+		memo.Next()
+		for k := range ms {
+			with[k].Add(&ex, 1)
+			with[k].Add(&ex, 2) // a slice's state folds the same record again
+			without[k].Add(&plain, 3)
+		}
+	}
+	require.Equal(t, 1, rejected)
+	for k := range ms {
+		require.Equal(t, without[k].Result(), with[k].Result(), ms[k].Signature())
+	}
+}
