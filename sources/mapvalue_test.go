@@ -115,7 +115,7 @@ func TestRetrievalFixtures(t *testing.T) {
 		}
 	}
 	require.NoError(t, json.Unmarshal(b, &man))
-	require.Len(t, man.Fixtures, 11)
+	require.Len(t, man.Fixtures, 13)
 	for twin, want := range man.Values {
 		rows, ndcg, mrr, rejected := retrievalRead(t, filepath.Join(dir, "files", twin), 1000)
 		require.NotEmpty(t, rows)

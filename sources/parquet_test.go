@@ -40,7 +40,8 @@ func hasStruct(dt arrow.DataType) bool {
 }
 
 // decodedGroup reports whether the Parquet reader decodes a top-level column of type dt that
-// holds a struct or a map (parquetmap.go): a struct or map of primitives.
+// holds a struct or a map (parquetmap.go): a struct or map of primitives, or a list of
+// two-field structs of primitives.
 func decodedGroup(dt arrow.DataType) bool {
 	var fields []arrow.Field
 	switch t := dt.(type) {
@@ -48,6 +49,12 @@ func decodedGroup(dt arrow.DataType) bool {
 		fields = t.Fields()
 	case *arrow.MapType:
 		fields = t.Elem().(*arrow.StructType).Fields()
+	case *arrow.ListType:
+		st, ok := t.Elem().(*arrow.StructType)
+		if !ok || st.NumFields() != 2 {
+			return false
+		}
+		fields = st.Fields()
 	default:
 		return false
 	}
@@ -394,6 +401,12 @@ var legacyColumns = []struct {
 	{group("rgrp", rpt, nil, prim("x", opt, parquet.Types.Int32, nil)), []rawColumn{{[]int16{2, 0, 1, 2}, []int16{0, 0, 0, 0}, []int32{1, 2}}}},
 	{group("mp", opt, schema.MapLogicalType{}, group("key_value", rpt, nil, prim("key", req, parquet.Types.ByteArray, utf8Type), prim("value", opt, parquet.Types.Int32, nil))),
 		[]rawColumn{{[]int16{2, 0, 1, 2}, []int16{0, 0, 0, 0}, strs("k", "l")}, {[]int16{3, 0, 1, 2}, []int16{0, 0, 0, 0}, []int32{1}}}},
+	// Lists of two-field structs, read as maps: [{a 1} {b null}], null, [], [{c 3}] in the
+	// two-level form (a repeated group named "array") and the three-level form.
+	{group("lst2", opt, schema.NewListLogicalType(), group("array", rpt, nil, prim("k", req, parquet.Types.ByteArray, utf8Type), prim("v", opt, parquet.Types.Int32, nil))),
+		[]rawColumn{{[]int16{2, 2, 0, 1, 2}, []int16{0, 1, 0, 0, 0}, strs("a", "b", "c")}, {[]int16{3, 2, 0, 1, 3}, []int16{0, 1, 0, 0, 0}, []int32{1, 3}}}},
+	{group("lst3", opt, schema.NewListLogicalType(), group("list", rpt, nil, group("element", opt, nil, prim("k", opt, parquet.Types.ByteArray, utf8Type), prim("v", opt, parquet.Types.Int64, nil)))),
+		[]rawColumn{{[]int16{4, 4, 0, 1, 4}, []int16{0, 1, 0, 0, 0}, strs("a", "b", "c")}, {[]int16{4, 3, 0, 1, 4}, []int16{0, 1, 0, 0, 0}, []int64{1, 3}}}},
 	// A repeated name: the last column that holds no struct wins.
 	{prim("dup", opt, parquet.Types.ByteArray, utf8Type), []rawColumn{{[]int16{1, 0, 1, 1}, nil, strs("d1", "d2", "d3")}}},
 	{group("dup", opt, nil, prim("x", opt, parquet.Types.Int32, nil)), []rawColumn{{[]int16{2, 0, 1, 2}, nil, []int32{1, 2}}}},

@@ -13,8 +13,8 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/schema"
 )
 
-// A requested Parquet field that holds a MAP of primitives (pyarrow's map type) or a struct
-// of primitives (how pandas, polars and HF datasets store a column of Python dicts: one field
+// A requested Parquet field that holds a MAP of primitives (pyarrow's map type), a list of
+// two-field structs of primitives (pyarrow's list<struct<key, value>>) or a struct of primitives (how pandas, polars and HF datasets store a column of Python dicts: one field
 // per key, null where a record lacks it) is read from several leaf columns, each decoded as
 // a pqField of its own (a part), and the parts' arrays are put together into the field's
 // array: list<struct<key, value>> for a MAP, a struct for a struct. fillColumn turns both
@@ -33,8 +33,8 @@ type pqGroup struct {
 	def      int16      // struct: the definition level of a present group
 }
 
-// resolveGroup resolves a requested top-level MAP or struct field of primitives into its
-// parts; ok is false (nothing resolved) for any other node, left to pqField.resolve.
+// resolveGroup resolves a requested top-level MAP, list of two-field structs or struct field
+// of primitives into its parts; ok is false (nothing resolved) for any other node, left to pqField.resolve.
 func resolveGroup(sc *schema.Schema, n schema.Node) (parts []*pqField, ok bool, err error) {
 	g, isGroup := n.(*schema.GroupNode)
 	if !isGroup || g.RepetitionType() == parquet.Repetitions.Repeated || g.NumFields() == 0 {
@@ -54,6 +54,7 @@ func resolveGroup(sc *schema.Schema, n schema.Node) (parts []*pqField, ok bool, 
 	_, isMap := g.LogicalType().(*schema.MapLogicalType)
 	isMap = isMap || g.ConvertedType() == schema.ConvertedTypes.Map || g.ConvertedType() == schema.ConvertedTypes.MapKeyValue
 	var leaves []*schema.PrimitiveNode
+	var elem *schema.GroupNode // the struct of a list of structs, inside its list level
 	switch {
 	case isMap:
 		kv, ok := g.Field(0).(*schema.GroupNode)
@@ -62,6 +63,31 @@ func resolveGroup(sc *schema.Schema, n schema.Node) (parts []*pqField, ok bool, 
 		}
 		for i := range 2 {
 			p, ok := kv.Field(i).(*schema.PrimitiveNode)
+			if !ok || p.RepetitionType() == parquet.Repetitions.Repeated {
+				return nil, false, nil
+			}
+			leaves = append(leaves, p)
+		}
+		grp.isMap = true
+	case g.LogicalType().Equals(schema.NewListLogicalType()):
+		// A list of two-field structs (pyarrow's list<struct<key, value>>): read as a MAP.
+		rep, ok := g.Field(0).(*schema.GroupNode)
+		if g.NumFields() != 1 || !ok || rep.RepetitionType() != parquet.Repetitions.Repeated {
+			return nil, false, nil
+		}
+		elem = rep // two-level list: the repeated group is the struct
+		if rep.NumFields() == 1 && rep.Name() != "array" && rep.Name() != g.Name()+"_tuple" {
+			e, ok := rep.Field(0).(*schema.GroupNode) // three-level list: its element
+			if !ok || e.RepetitionType() == parquet.Repetitions.Repeated || !e.LogicalType().IsNone() {
+				return nil, false, nil
+			}
+			elem = e
+		}
+		if elem.NumFields() != 2 {
+			return nil, false, nil
+		}
+		for i := range 2 {
+			p, ok := elem.Field(i).(*schema.PrimitiveNode)
 			if !ok || p.RepetitionType() == parquet.Repetitions.Repeated {
 				return nil, false, nil
 			}
@@ -85,6 +111,9 @@ func resolveGroup(sc *schema.Schema, n schema.Node) (parts []*pqField, ok bool, 
 		var head pqField
 		head.addList(&lv, grp.nullable)
 		lists = head.lists
+		if elem != nil && elem.RepetitionType() != parquet.Repetitions.Repeated {
+			lv.Increment(elem)
+		}
 	}
 	for _, p := range leaves {
 		f := &pqField{name: g.Name() + "." + p.Name(), lists: slices.Clone(lists), group: grp}

@@ -9,7 +9,8 @@ Each fixture holds the records of records.jsonl (written by Python's json module
 per record: `prediction` (ranked ids) and `relevance` (id -> grade). The writers store the
 relevance map differently:
   - pyarrow map<string, int64> (IPC file, IPC stream, Parquet MAP);
-  - pyarrow list<struct<key, value>> (IPC file);
+  - pyarrow list<struct<key, value>> (IPC file, Parquet LIST of structs, also in its legacy
+    two-level form);
   - pandas and polars: a column of dicts becomes a struct with one field per id seen, null
     where a record lacks it (Parquet and IPC);
   - duckdb: MAP(VARCHAR, INTEGER) (Parquet).
@@ -109,6 +110,10 @@ def main():
     t2 = pa.table({"qid": qid, "prediction": pred, "relevance": pa.array(entries, type=pa.list_(st))})
     feather.write_feather(t2, OUT / "pyarrow_list_struct.arrow", compression="zstd")
     note("pyarrow_list_struct.arrow", "pyarrow feather.write_feather (zstd), list<struct<key, value>>", "records.jsonl")
+    pq.write_table(t2, OUT / "pyarrow_list_struct.parquet")
+    note("pyarrow_list_struct.parquet", "pyarrow pq.write_table, list<struct<key, value>>", "records.jsonl")
+    pq.write_table(t2, OUT / "pyarrow_list_struct_legacy.parquet", use_compliant_nested_type=False)
+    note("pyarrow_list_struct_legacy.parquet", "pyarrow pq.write_table(use_compliant_nested_type=False), list<struct<key, value>>", "records.jsonl")
 
     df = pd.DataFrame(recs)
     df.to_parquet(OUT / "pandas.parquet")
