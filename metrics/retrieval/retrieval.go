@@ -52,13 +52,13 @@ const (
 var kindNames = [...]string{"mrr", "ndcg", "map", "precision_at_k", "recall_at_k", "hit_rate"}
 
 // Metric is a configured retrieval metric. It is immutable and safe for concurrent use (its
-// scratch pool is).
+// pool of decoding scratch is).
 type Metric struct {
 	kind      kind
 	k         int   // 0 = the whole ranking
 	threshold int64 // trec_eval's relevance_level
 	sig       string
-	pool      sync.Pool // *scratch
+	pool      sync.Pool // *query, for calls without a core.Memo
 }
 
 var roles = []core.Role{
