@@ -154,6 +154,13 @@ for typ in TYPES:
         add(f"{typ}-graded-threshold{th}", typ, datasets["graded"],
             k=3 if typ in NEEDS_K else None, threshold=th)
     kk = 5 if typ in NEEDS_K else None
+    add(f"{typ}-binary-refs-threshold2", typ, datasets["binary-refs"], k=kk, threshold=2)
+    add(f"{typ}-repeated-references", typ, [
+        {"prediction": ["a", "b", "c"], "references": ["b", "b", "c"]},
+        {"prediction": ["c"], "references": ["a", "a"]}], k=kk)
+    add(f"{typ}-integer-ids-string-judgments", typ, [
+        {"prediction": [7, 3, 12], "references": ["3"]},
+        {"prediction": [5], "relevance": {"5": 2, "6": 1}}], k=kk)
     add(f"{typ}-no-judged-queries", typ, [{"prediction": ["a"], "references": []}], k=kk)
     add(f"{typ}-no-records", typ, [], k=kk)
     reject(f"{typ}-reject-duplicate-retrieved", typ,
