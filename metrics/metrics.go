@@ -15,6 +15,7 @@ import (
 	"github.com/evalstream/evalstream/metrics/prob"
 	"github.com/evalstream/evalstream/metrics/rank"
 	"github.com/evalstream/evalstream/metrics/regress"
+	"github.com/evalstream/evalstream/metrics/retrieval"
 	"github.com/evalstream/evalstream/metrics/rouge"
 	"github.com/evalstream/evalstream/metrics/stats"
 	"github.com/evalstream/evalstream/metrics/ter"
@@ -65,6 +66,14 @@ var constructors = map[string]constructor{
 	"log_loss":          prob.NewLogLoss,
 	"brier":             prob.NewBrier,
 	"calibration_error": prob.NewCalibration,
+
+	// ranked retrieval as trec_eval computes it (issue 16)
+	"mrr":            retrieval.NewMRR,
+	"ndcg":           retrieval.NewNDCG,
+	"map":            retrieval.NewMAP,
+	"precision_at_k": retrieval.NewPrecisionAtK,
+	"recall_at_k":    retrieval.NewRecallAtK,
+	"hit_rate":       retrieval.NewHitRate,
 }
 
 // Types lists the metric types in catalogue order.
@@ -82,6 +91,7 @@ func Docs() []core.Doc {
 	for _, ds := range [][]core.Doc{bleu.Docs(), ter.Docs(), rouge.Docs(), text.Docs(), classify.Docs(), regress.Docs(), asr.Docs(), rank.Docs(), prob.Docs()} {
 		all = append(all, ds...)
 	}
+	all = append(all, retrieval.Docs()...)
 	return all
 }
 

@@ -324,6 +324,12 @@ func CheckFinite(v *core.Value, field string) *core.RecordError {
 				return &core.RecordError{Reason: ReasonNonFinite, Field: field, Detail: fmt.Sprintf("%s at index %d", formatFloat(x), i)}
 			}
 		}
+	case core.Map:
+		for i, x := range v.Floats {
+			if !isFinite(x) {
+				return &core.RecordError{Reason: ReasonNonFinite, Field: field, Detail: fmt.Sprintf("%s at key %q", formatFloat(x), v.Strs[i])}
+			}
+		}
 	}
 	return nil
 }
@@ -360,6 +366,12 @@ func checkUTF8(v *core.Value, field string) *core.RecordError {
 		for i, s := range v.Strs {
 			if !utf8.ValidString(s) {
 				return bad(fmt.Sprintf("the string at index %d", i))
+			}
+		}
+	case core.Map:
+		for i, s := range v.Strs {
+			if !utf8.ValidString(s) {
+				return bad(fmt.Sprintf("the key at index %d", i))
 			}
 		}
 	case core.StringLists:

@@ -531,7 +531,13 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(&b, "  better:   %s\n", d.Direction)
 		fmt.Fprintf(&b, "  compat:   %s\n", strings.Join(d.Presets, " | "))
 		fmt.Fprintf(&b, "  matches:  %s\n", referenceLine(d.Presets))
-		m, err := metrics.New(map[string]any{"type": d.Type})
+		entry := map[string]any{"type": d.Type}
+		for _, o := range d.Options {
+			if o.Default == "required" { // the roles do not depend on its value
+				entry[o.Name] = 1
+			}
+		}
+		m, err := metrics.New(entry)
 		if err == nil {
 			for i, r := range m.Roles() {
 				req := "optional"
@@ -570,6 +576,9 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
   class label         integer class id | list<float> one-hot
   regression          float | integer | decimal
   perplexity          list<float> probabilities/logits (with label) | list<float> token log-probs (input: logprobs)
+  retrieval ranking   list<string> | list<integer> document ids in rank order (an integer id is its decimal string)
+  retrieval judgments references: list of relevant ids | relevance: id -> integer grade (JSON object,
+                      Arrow/Parquet map, list<struct<key, value>>, or a struct of numbers: its non-null fields)
   (Arrow/Parquet decimal: read as its JSON literal, an integer for scale 0 when it fits int64,
    otherwise the float nearest the exact value)
 

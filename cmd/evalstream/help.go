@@ -138,6 +138,7 @@ var presetLibraries = map[string]string{
 	"mindnlp":      "MindNLP",
 	"paddle":       "PaddleNLP",
 	"squad":        "the SQuAD v1.1 evaluation script",
+	"trec_eval":    "trec_eval (pytrec_eval-terrier 0.5.11)",
 }
 
 // referenceLine is the libraries of a metric's presets, in preset order.
