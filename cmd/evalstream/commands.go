@@ -43,7 +43,8 @@ Examples:
 Exit codes: 0 success; 1 runtime failure, including a run that scored no record (whatever
 the on-error policy: every record bad, or an empty input) and a run with more bad records
 than --max-bad; 2 usage error, including hypothesis and reference files whose line counts
-differ (found before anything is scored).
+differ (found before anything is scored); 130 or 143 when stopped by SIGINT or SIGTERM
+(no results written).
 
 Flags:
 `

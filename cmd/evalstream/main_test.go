@@ -386,8 +386,8 @@ func TestInterruptStopsWithoutResults(t *testing.T) {
 	err := cmd.Wait()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
-	require.NotEqual(t, 0, ee.ExitCode())
-	require.Contains(t, errb.String(), "interrupted")
+	require.Equal(t, 130, ee.ExitCode(), "128 + SIGINT")
+	require.Contains(t, errb.String(), "interrupted by SIGINT")
 	_, err = os.Stat(filepath.Join(dir, "out/big.json"))
 	require.True(t, os.IsNotExist(err), "no misleading results file")
 }
