@@ -68,8 +68,8 @@ func TestTableCSVAndHistory(t *testing.T) {
 	rows, err := csv.NewReader(f).ReadAll()
 	f.Close()
 	require.NoError(t, err)
-	require.Len(t, rows, 1+4+1)
-	require.Equal(t, []string{"lang=de", "bleu", "bleu", "0.5", "2", "", ""}, rows[5])
+	require.Len(t, rows, 1+1+2+4+1+1)
+	require.Equal(t, []string{"lang=de", "bleu", "bleu", "", "", "0.5", "2", "", ""}, rows[9][2:])
 
 	hist := filepath.Join(dir, "h.jsonl")
 	s := &JSONL{Path: hist, Signature: "sha256:x", Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }}
@@ -212,4 +212,138 @@ func TestJSONLRunMeta(t *testing.T) {
 	want := `{"time":"2026-01-02T03:04:05Z","run":"nightly","started_at":"2026-01-02T03:04:00Z","duration_s":1.5,"version":"9.9.9","git_commit":"abc",` +
 		`"input":[{"path":"in.jsonl","size":3,"sha256_first_mib":"ff"}],"metrics_signature":"sha256:m","config_signature":"sha256:x","results":` + string(raw) + "}\n"
 	require.Equal(t, want, string(b))
+}
+
+// TestCSVTidyAppend: rows are tidy (per-class arrays and matrices exploded), each run's rows
+// are appended under one header, and a file with another header is refused untouched.
+func TestCSVTidyAppend(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.csv")
+	at := func(sec int, run string) *CSV {
+		return &CSV{Path: p, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, sec, 0, time.UTC) },
+			Meta: func() RunMeta { return RunMeta{Run: run} }}
+	}
+	require.NoError(t, at(5, "n1").Write(context.Background(), sample()))
+	require.NoError(t, at(6, "n2").Write(context.Background(), sample()))
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, CSVHeader, rows[0])
+	per := [][]string{
+		{"2026-01-02T03:04:05Z", "n1", "", "bleu", "bleu", "", "", "0.25", "3", "", "tok:13a"},
+		{"2026-01-02T03:04:05Z", "n1", "", "prec", "precision", "0", "", "0.5", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "prec", "precision", "1", "", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "0", "0", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "0", "1", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "1", "0", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "1", "1", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "r", "pearson", "", "", "", "3", "constant input", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "lang=de", "bleu", "bleu", "", "", "0.5", "2", "", ""},
+	}
+	require.Equal(t, per, rows[1:1+len(per)])
+	require.Len(t, rows, 1+2*len(per))
+	require.Equal(t, []string{"2026-01-02T03:04:06Z", "n2"}, rows[1+len(per)][:2])
+	require.Equal(t, 1, strings.Count(string(b), "time,run,"), "one header")
+
+	tests := []struct {
+		name, content, want string
+	}{
+		{"older layout", "slice,metric,type,value,records,reason,signature\n,bleu,bleu,0.25,3,,\n", "another header"},
+		{"not csv", "\"unterminated\n", "does not read as CSV"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := filepath.Join(t.TempDir(), "old.csv")
+			require.NoError(t, os.WriteFile(q, []byte(tt.content), 0o644))
+			err := (&CSV{Path: q}).Write(context.Background(), sample())
+			require.ErrorIs(t, err, ErrCSVHeader)
+			require.ErrorContains(t, err, tt.want)
+			require.ErrorContains(t, err, q)
+			got, err := os.ReadFile(q)
+			require.NoError(t, err)
+			require.Equal(t, tt.content, string(got))
+		})
+	}
+	// An empty file gets the header.
+	q := filepath.Join(dir, "empty.csv")
+	require.NoError(t, os.WriteFile(q, nil, 0o644))
+	require.NoError(t, (&CSV{Path: q}).Write(context.Background(), sample()))
+	got, err := os.ReadFile(q)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(got), strings.Join(CSVHeader, ",")+"\n"))
+}
+
+// TestCSVStageAppendsAllOrNothing: a staged CSV leaves the file as it was until Commit,
+// Abort leaves it untouched, and Commit appends the rows under the existing header.
+func TestCSVStageAppendsAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.csv")
+	s := &CSV{Path: p, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }}
+	require.NoError(t, s.Write(context.Background(), sample()))
+	first, err := os.ReadFile(p)
+	require.NoError(t, err)
+
+	tests := []struct {
+		name   string
+		commit bool
+		want   string
+	}{
+		{"abort", false, string(first)},
+		{"commit", true, string(first) + strings.SplitN(string(first), "\n", 2)[1]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := s.Stage(sample())
+			require.NoError(t, err)
+			got, err := os.ReadFile(p)
+			require.NoError(t, err)
+			require.Equal(t, string(first), string(got), "unchanged while staged")
+			if tt.commit {
+				require.NoError(t, f.Commit())
+			} else {
+				f.Abort()
+			}
+			got, err = os.ReadFile(p)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, string(got))
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			require.Len(t, entries, 1, "no temporary file left")
+		})
+	}
+}
+
+// TestCSVClassNames: per-class rows are named by details.classes when it lists one class per
+// element (the sklearn preset reports only the classes seen), else by index.
+func TestCSVClassNames(t *testing.T) {
+	tests := []struct {
+		name    string
+		value   any
+		details map[string]any
+		want    [][2]string // class, predicted
+	}{
+		{"classes listed", []float64{0.5, 1}, map[string]any{"classes": []int64{3, 7}}, [][2]string{{"3", ""}, {"7", ""}}},
+		{"names listed", []float64{0.5, 1}, map[string]any{"classes": []string{"neg", "pos"}}, [][2]string{{"neg", ""}, {"pos", ""}}},
+		{"length differs", []float64{0.5, 1}, map[string]any{"classes": []int64{3}}, [][2]string{{"0", ""}, {"1", ""}}},
+		{"no classes", []float64{0.5, 1}, nil, [][2]string{{"0", ""}, {"1", ""}}},
+		{"matrix", [][]int64{{1, 0}, {0, 1}}, map[string]any{"classes": []int64{2, 5}}, [][2]string{{"2", "2"}, {"2", "5"}, {"5", "2"}, {"5", "5"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "r.csv")
+			r := &pipeline.Results{Records: 2, Metrics: []pipeline.MetricResult{{Name: "m", Type: "precision", Result: core.Result{Value: tt.value, Details: tt.details}}}}
+			require.NoError(t, (&CSV{Path: p}).Write(context.Background(), r))
+			f, err := os.Open(p)
+			require.NoError(t, err)
+			defer f.Close()
+			rows, err := csv.NewReader(f).ReadAll()
+			require.NoError(t, err)
+			var got [][2]string
+			for _, row := range rows[1:] {
+				got = append(got, [2]string{row[5], row[6]})
+			}
+			require.Equal(t, tt.want, got)
+		})
+	}
 }

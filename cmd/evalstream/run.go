@@ -199,7 +199,7 @@ func (j *job) sinks(stdout io.Writer) []pipeline.Sink {
 		case "json":
 			out = append(out, &sinks.JSON{Path: s.Path})
 		case "csv":
-			out = append(out, &sinks.CSV{Path: s.Path})
+			out = append(out, &sinks.CSV{Path: s.Path, Meta: j.runMeta})
 		case "html":
 			out = append(out, &sinks.HTML{Path: s.Path})
 		case "jsonl":
@@ -291,10 +291,15 @@ func (j *job) checkOutputs(savePath string) error {
 	for _, s := range j.cfg.Sinks {
 		var err error
 		switch {
-		case s.Type == "json" || s.Type == "csv" || s.Type == "html" || (s.Type == "examples" && !kafka):
+		case s.Type == "json" || s.Type == "html" || (s.Type == "examples" && !kafka):
 			err = sinks.CheckWritable(s.Path)
 		case s.Type == "jsonl":
 			err = sinks.CheckAppendable(s.Path)
+		case s.Type == "csv":
+			// Rows are appended: a file with another header is refused before the run.
+			if err = sinks.CheckAppendable(s.Path); err == nil {
+				_, err = sinks.CheckCSVHeader(s.Path)
+			}
 		}
 		if err != nil {
 			return runtimeErr(err)
