@@ -44,7 +44,12 @@ func stage(path string, data []byte) (*AtomicFile, error) {
 }
 
 // JSON writes the results JSON of the interface contract to a file, atomically.
-type JSON struct{ Path string }
+type JSON struct {
+	Path string
+	// Meta, when set, is called at each write for the run's description, written before
+	// the results' own keys (see RunMeta).
+	Meta func() RunMeta
+}
 
 // Write replaces the file with r.
 func (s *JSON) Write(_ context.Context, r *pipeline.Results) error {
@@ -57,7 +62,12 @@ func (s *JSON) Write(_ context.Context, r *pipeline.Results) error {
 
 // Stage writes r to a temporary file (see Stager).
 func (s *JSON) Stage(r *pipeline.Results) (*AtomicFile, error) {
-	b, err := IndentedJSON(r)
+	var meta *RunMeta
+	if s.Meta != nil {
+		m := s.Meta()
+		meta = &m
+	}
+	b, err := ResultsJSON(r, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -68,10 +78,19 @@ func (s *JSON) Stage(r *pipeline.Results) (*AtomicFile, error) {
 func (s *JSON) Close() error { return nil }
 
 // IndentedJSON renders results as indented JSON with a final newline.
-func IndentedJSON(r *pipeline.Results) ([]byte, error) {
+func IndentedJSON(r *pipeline.Results) ([]byte, error) { return ResultsJSON(r, nil) }
+
+// ResultsJSON renders results as indented JSON with a final newline, with the run's
+// description (meta, may be nil) before the results' own keys.
+func ResultsJSON(r *pipeline.Results, meta *RunMeta) ([]byte, error) {
 	raw, err := r.MarshalJSON()
 	if err != nil {
 		return nil, err
+	}
+	if meta != nil {
+		if raw, err = withMeta(raw, *meta); err != nil {
+			return nil, err
+		}
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, raw, "", "  "); err != nil {
@@ -97,16 +116,11 @@ type JSONL struct {
 
 // historyLine is the layout of one JSONL line. Field order is the output order.
 type historyLine struct {
-	Time             string          `json:"time"`
-	Run              *string         `json:"run,omitempty"`
-	StartedAt        string          `json:"started_at,omitempty"`
-	DurationS        *float64        `json:"duration_s,omitempty"`
-	Version          string          `json:"version,omitempty"`
-	GitCommit        string          `json:"git_commit,omitempty"`
-	Input            []Input         `json:"input,omitempty"`
-	MetricsSignature string          `json:"metrics_signature,omitempty"`
-	ConfigSignature  string          `json:"config_signature"`
-	Results          json.RawMessage `json:"results"`
+	Time string `json:"time"`
+	// The run's description; nil (absent) without Meta.
+	*runFields
+	ConfigSignature string          `json:"config_signature"`
+	Results         json.RawMessage `json:"results"`
 }
 
 // Write appends a history line.
@@ -121,15 +135,7 @@ func (s *JSONL) Write(_ context.Context, r *pipeline.Results) error {
 	}
 	line := historyLine{Time: now().UTC().Format(time.RFC3339Nano), ConfigSignature: s.Signature, Results: raw}
 	if s.Meta != nil {
-		m := s.Meta()
-		d := m.Duration.Seconds()
-		line.Run, line.DurationS = &m.Run, &d
-		line.StartedAt = m.StartedAt.UTC().Format(time.RFC3339Nano)
-		line.Version, line.GitCommit, line.MetricsSignature = m.Version, m.GitCommit, m.MetricsSignature
-		line.Input = m.Inputs
-		if line.Input == nil {
-			line.Input = []Input{}
-		}
+		line.runFields = s.Meta().fields()
 	}
 	// Without HTML escaping, the results inside the line are their MarshalJSON bytes
 	// (already escaped), not escaped a second time.

@@ -347,3 +347,33 @@ func TestCSVClassNames(t *testing.T) {
 		})
 	}
 }
+
+// TestJSONRunMeta: with Meta, the results JSON starts with the run's description, in the
+// history line's layout, followed by the results exactly as without it.
+func TestJSONRunMeta(t *testing.T) {
+	start := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		meta RunMeta
+		head string
+	}{
+		{"full", RunMeta{Run: "nightly", StartedAt: start, Duration: 2500 * time.Millisecond, Version: "9.9.9", GitCommit: "abc",
+			Inputs: []Input{{Path: "in.jsonl", Size: 3, SHA256: "ff"}}, MetricsSignature: "sha256:m"},
+			`{"run":"nightly","started_at":"2026-11-25T06:00:00Z","duration_s":2.5,"version":"9.9.9","git_commit":"abc","input":[{"path":"in.jsonl","size":3,"sha256_first_mib":"ff"}],"metrics_signature":"sha256:m",`},
+		{"no commit, no inputs", RunMeta{Run: "<score>", StartedAt: start, Version: "9.9.9"},
+			`{"run":"<score>","started_at":"2026-11-25T06:00:00Z","duration_s":0,"version":"9.9.9","input":[],`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "r.json")
+			require.NoError(t, (&JSON{Path: p, Meta: func() RunMeta { return tt.meta }}).Write(context.Background(), sample()))
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			var compact bytes.Buffer
+			require.NoError(t, json.Compact(&compact, b))
+			raw, err := sample().MarshalJSON()
+			require.NoError(t, err)
+			require.Equal(t, tt.head+string(raw[1:]), compact.String())
+		})
+	}
+}

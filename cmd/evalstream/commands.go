@@ -72,6 +72,8 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxBad := fs.String("max-bad", "", "bad records tolerated before the run fails (exit 1): a count (10) or a fraction (0.01); default 0 with --on-error fail, unlimited otherwise")
 	fs.Var(&sliceBy, "slice-by", "also report every metric per value of this field (repeatable)")
 	savePath := fs.String("save-state", "", "also write the reduced metric states to this file")
+	runName := fs.String("run-name", "score", "label of this run in the results JSON, CSV and history")
+	noProgress := fs.Bool("no-progress", false, "show no progress on stderr (default: a line redrawn on a terminal, a log line every 10 s otherwise)")
 	inputs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -152,6 +154,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	j.label, j.noProgress = *runName, *noProgress
 	var source pipeline.Source
 	if text {
 		ts, err := j.openSource(ctx)
@@ -183,6 +186,11 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := j.startRun(); err != nil {
 		return err
 	}
+	if c, ok := source.(*chainSource); ok {
+		for _, in := range j.inputs {
+			c.total += in.Size
+		}
+	}
 	acc, out, err := j.fold(ctx, source, stderr)
 	if err != nil {
 		return err
@@ -198,7 +206,8 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := j.emit(ctx, acc, out, stdout, *savePath); err != nil {
 			return err
 		}
-		b, err := sinks.IndentedJSON(acc.Results())
+		meta := j.runMeta()
+		b, err := sinks.ResultsJSON(acc.Results(), &meta)
 		if err != nil {
 			return runtimeErr(err)
 		}
@@ -335,7 +344,12 @@ type chainSource struct {
 	n    int
 	i    int
 	cur  pipeline.Source
+	// total is the size of all the files, for the progress display.
+	total int64
 }
+
+// TotalBytes is the size of all the files (pipeline.Sizer).
+func (c *chainSource) TotalBytes() int64 { return c.total }
 
 func (c *chainSource) Next(ctx context.Context) (*pipeline.Batch, error) {
 	for {

@@ -5,6 +5,7 @@ package faults
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -104,13 +105,26 @@ func TestSignalAtRandomPoints(t *testing.T) {
 	t.Logf("outcomes: %v", outcomes)
 }
 
-// readComparable reads an output file for comparison between runs: the CSV's first column,
-// the time each row was written, is left out; other files are read as they are.
+// readComparable reads an output file for comparison between runs: the CSV's first column
+// (the time each row was written) and the results JSON's times (started_at, duration_s)
+// are left out; other files are read as they are.
 func readComparable(t *testing.T, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	if filepath.Ext(path) != ".csv" {
+	switch filepath.Ext(path) {
+	case ".json":
+		var v map[string]any
+		require.NoError(t, json.Unmarshal(b, &v))
+		require.Contains(t, v, "started_at")
+		require.Contains(t, v, "duration_s")
+		delete(v, "started_at")
+		delete(v, "duration_s")
+		out, err := json.Marshal(v)
+		require.NoError(t, err)
+		return out
+	case ".csv":
+	default:
 		return b
 	}
 	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
