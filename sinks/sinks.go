@@ -152,10 +152,12 @@ func (s *JSONL) Write(_ context.Context, r *pipeline.Results) error {
 func (s *JSONL) Close() error { return nil }
 
 // CSV appends tidy rows to a file: one row per run × slice × metric × class, the columns
-// of CSVHeader. A scalar metric has one row with empty class and predicted cells; a
+// of CSVHeader. A scalar metric has one row with empty class, predicted and stat cells; a
 // per-class array one row per class; a matrix (confusion_matrix) one row per cell (class =
-// true class, predicted = predicted class); a null value an empty value cell and its
-// reason. Classes are named by the metric's details.classes when it lists one per element
+// true class, predicted = predicted class); a report (classification_report) one row per
+// entry and statistic (class = "0", "macro avg"..., stat = precision, recall, f1-score or
+// support; accuracy one row with class "accuracy"); a null value an empty value cell and
+// its reason. Classes are named by the metric's details.classes when it lists one per element
 // (the sklearn preset's classes seen), else by their index. The header is written once,
 // when the file is new or empty; an existing file with another header is refused rather
 // than mixed. A CSV is not safe for concurrent use; concurrent runs appending to one file
@@ -169,7 +171,7 @@ type CSV struct {
 }
 
 // CSVHeader is the CSV sink's header row.
-var CSVHeader = []string{"time", "run", "slice", "metric", "type", "class", "predicted", "value", "records", "reason", "signature"}
+var CSVHeader = []string{"time", "run", "slice", "metric", "type", "class", "predicted", "stat", "value", "records", "reason", "signature"}
 
 // ErrCSVHeader is wrapped when an existing CSV file has another header.
 var ErrCSVHeader = errors.New("existing CSV file has another header")
@@ -251,12 +253,27 @@ func (s *CSV) rows(r *pipeline.Results, fresh bool) ([]byte, error) {
 	}
 	row := func(slice string, records int64, m pipeline.MetricResult) {
 		rec := strconv.FormatInt(records, 10)
-		cell := func(class, pred string, v any) {
+		cellStat := func(class, pred, stat string, v any) {
 			val := ""
 			if v != nil {
 				val = FormatValue(v, -1)
 			}
-			_ = w.Write([]string{ts, run, slice, m.Name, m.Type, class, pred, val, rec, m.Reason, m.Signature})
+			_ = w.Write([]string{ts, run, slice, m.Name, m.Type, class, pred, stat, val, rec, m.Reason, m.Signature})
+		}
+		cell := func(class, pred string, v any) { cellStat(class, pred, "", v) }
+		if obj, ok := m.Value.(map[string]any); ok {
+			// A report: class = the entry's key, stat = the statistic within it.
+			for _, k := range objectKeys(obj, m.Details) {
+				e, ok := obj[k].(map[string]any)
+				if !ok {
+					cell(k, "", obj[k])
+					continue
+				}
+				for _, st := range statKeys(e) {
+					cellStat(k, "", st, e[st])
+				}
+			}
+			return
 		}
 		rv := reflect.ValueOf(m.Value)
 		if m.Value == nil || (rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array) {
@@ -381,6 +398,18 @@ func (s *Table) Write(_ context.Context, r *pipeline.Results) error {
 				val = "null (" + m.Reason + ")"
 			}
 			rec := strconv.FormatInt(records, 10)
+			if obj, ok := m.Value.(map[string]any); ok {
+				// A report (classification_report): one row per entry, classes first.
+				for i, k := range objectKeys(obj, m.Details) {
+					label := ""
+					if i == 0 {
+						label = name
+					}
+					rows = append(rows, [4]string{label, k + ": " + formatEntry(obj[k], digits), rec, m.Signature})
+					rec, m.Signature = "", ""
+				}
+				continue
+			}
 			if mat, ok := m.Value.([][]float64); ok {
 				for i, row := range mat {
 					label := ""
@@ -451,3 +480,63 @@ func writeBadRecords(b *strings.Builder, r *pipeline.Results) {
 
 // Close does nothing.
 func (s *Table) Close() error { return nil }
+
+// objectKeys orders the entries of an object value (a report): the classes in the order of
+// details.classes, then the other keys sorted ("accuracy", "macro avg", "weighted avg", as
+// sklearn prints them).
+func objectKeys(obj map[string]any, details map[string]any) []string {
+	var keys []string
+	seen := map[string]bool{}
+	if cv := reflect.ValueOf(details["classes"]); cv.Kind() == reflect.Slice {
+		for i := 0; i < cv.Len(); i++ {
+			k := fmt.Sprint(cv.Index(i).Interface())
+			if _, ok := obj[k]; ok && !seen[k] {
+				keys = append(keys, k)
+				seen[k] = true
+			}
+		}
+	}
+	var rest []string
+	for k := range obj {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(keys, rest...)
+}
+
+// statOrder is the order of a report entry's statistics (sklearn's columns); others follow,
+// sorted.
+var statOrder = []string{"precision", "recall", "f1-score", "support"}
+
+// statKeys orders the statistics of one report entry.
+func statKeys(e map[string]any) []string {
+	var keys []string
+	for _, k := range statOrder {
+		if _, ok := e[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	var rest []string
+	for k := range e {
+		if !slices.Contains(statOrder, k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(keys, rest...)
+}
+
+// formatEntry prints one entry of a report: a number, or its statistics in order.
+func formatEntry(v any, digits int) string {
+	e, ok := v.(map[string]any)
+	if !ok {
+		return FormatValue(v, digits)
+	}
+	parts := make([]string, 0, len(e))
+	for _, k := range statKeys(e) {
+		parts = append(parts, k+" "+FormatValue(e[k], digits))
+	}
+	return strings.Join(parts, "  ")
+}

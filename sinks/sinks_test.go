@@ -69,7 +69,7 @@ func TestTableCSVAndHistory(t *testing.T) {
 	f.Close()
 	require.NoError(t, err)
 	require.Len(t, rows, 1+1+2+4+1+1)
-	require.Equal(t, []string{"lang=de", "bleu", "bleu", "", "", "0.5", "2", "", ""}, rows[9][2:])
+	require.Equal(t, []string{"lang=de", "bleu", "bleu", "", "", "", "0.5", "2", "", ""}, rows[9][2:])
 
 	hist := filepath.Join(dir, "h.jsonl")
 	s := &JSONL{Path: hist, Signature: "sha256:x", Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }}
@@ -231,15 +231,15 @@ func TestCSVTidyAppend(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, CSVHeader, rows[0])
 	per := [][]string{
-		{"2026-01-02T03:04:05Z", "n1", "", "bleu", "bleu", "", "", "0.25", "3", "", "tok:13a"},
-		{"2026-01-02T03:04:05Z", "n1", "", "prec", "precision", "0", "", "0.5", "3", "", "s"},
-		{"2026-01-02T03:04:05Z", "n1", "", "prec", "precision", "1", "", "1", "3", "", "s"},
-		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "0", "0", "1", "3", "", "s"},
-		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "0", "1", "1", "3", "", "s"},
-		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "1", "0", "1", "3", "", "s"},
-		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "1", "1", "1", "3", "", "s"},
-		{"2026-01-02T03:04:05Z", "n1", "", "r", "pearson", "", "", "", "3", "constant input", "s"},
-		{"2026-01-02T03:04:05Z", "n1", "lang=de", "bleu", "bleu", "", "", "0.5", "2", "", ""},
+		{"2026-01-02T03:04:05Z", "n1", "", "bleu", "bleu", "", "", "", "0.25", "3", "", "tok:13a"},
+		{"2026-01-02T03:04:05Z", "n1", "", "prec", "precision", "0", "", "", "0.5", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "prec", "precision", "1", "", "", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "0", "0", "", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "0", "1", "", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "1", "0", "", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "1", "1", "", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "r", "pearson", "", "", "", "", "3", "constant input", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "lang=de", "bleu", "bleu", "", "", "", "0.5", "2", "", ""},
 	}
 	require.Equal(t, per, rows[1:1+len(per)])
 	require.Len(t, rows, 1+2*len(per))
@@ -376,4 +376,54 @@ func TestJSONRunMeta(t *testing.T) {
 			require.Equal(t, tt.head+string(raw[1:]), compact.String())
 		})
 	}
+}
+
+// TestReportValue: an object value (classification_report) prints one table row per entry,
+// classes in details.classes order then the other keys sorted, and one CSV row per entry
+// and statistic.
+func TestReportValue(t *testing.T) {
+	row := func(p, r, f float64, s int64) map[string]any {
+		return map[string]any{"precision": p, "recall": r, "f1-score": f, "support": s}
+	}
+	rep := map[string]any{
+		"10": row(0.5, 1, 0.6666666666666666, 1), "2": row(1, 0.5, 0.6666666666666666, 2),
+		"accuracy": 0.6666666666666666, "macro avg": row(0.75, 0.75, 0.6666666666666666, 3), "weighted avg": row(0.8333333333333333, 0.6666666666666666, 0.6666666666666666, 3),
+	}
+	r := &pipeline.Results{Records: 3, Metrics: []pipeline.MetricResult{{Name: "rep", Type: "classification_report", Signature: "s",
+		Result: core.Result{Value: rep, Details: map[string]any{"classes": []int64{2, 10}}}}}}
+
+	var b strings.Builder
+	require.NoError(t, (&Table{W: &b, Digits: 3}).Write(context.Background(), r))
+	lines := strings.Split(b.String(), "\n")
+	want := []string{
+		"2: precision 1  recall 0.5  f1-score 0.667  support 2",
+		"10: precision 0.5  recall 1  f1-score 0.667  support 1",
+		"accuracy: 0.667",
+		"macro avg: precision 0.75  recall 0.75  f1-score 0.667  support 3",
+		"weighted avg: precision 0.833  recall 0.667  f1-score 0.667  support 3",
+	}
+	require.Len(t, lines, 2+len(want)+2)
+	for i, w := range want {
+		require.Contains(t, lines[2+i], w)
+	}
+	require.True(t, strings.HasPrefix(lines[2], "rep "))
+
+	p := filepath.Join(t.TempDir(), "r.csv")
+	require.NoError(t, (&CSV{Path: p}).Write(context.Background(), r))
+	f, err := os.Open(p)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	var got [][3]string // class, stat, value
+	for _, row := range rows[1:] {
+		got = append(got, [3]string{row[5], row[7], row[8]})
+	}
+	require.Equal(t, [][3]string{
+		{"2", "precision", "1"}, {"2", "recall", "0.5"}, {"2", "f1-score", "0.6666666666666666"}, {"2", "support", "2"},
+		{"10", "precision", "0.5"}, {"10", "recall", "1"}, {"10", "f1-score", "0.6666666666666666"}, {"10", "support", "1"},
+		{"accuracy", "", "0.6666666666666666"},
+		{"macro avg", "precision", "0.75"}, {"macro avg", "recall", "0.75"}, {"macro avg", "f1-score", "0.6666666666666666"}, {"macro avg", "support", "3"},
+		{"weighted avg", "precision", "0.8333333333333333"}, {"weighted avg", "recall", "0.6666666666666666"}, {"weighted avg", "f1-score", "0.6666666666666666"}, {"weighted avg", "support", "3"},
+	}, got)
 }

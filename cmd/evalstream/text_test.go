@@ -425,9 +425,9 @@ func TestScoreOutputsLikeRun(t *testing.T) {
 			require.Equal(t, sinks.CSVHeader, rows[0])
 			require.Len(t, rows, 3, "a header and one row per run")
 			for _, row := range rows[1:] {
-				require.Equal(t, []string{"score", "", "bleu4", "bleu", "", ""}, row[1:7])
-				require.Equal(t, []string{"2", ""}, row[8:10], "records, reason")
-				v, err := strconv.ParseFloat(row[7], 64)
+				require.Equal(t, []string{"score", "", "bleu4", "bleu", "", "", ""}, row[1:8])
+				require.Equal(t, []string{"2", ""}, row[9:11], "records, reason")
+				v, err := strconv.ParseFloat(row[8], 64)
 				require.NoError(t, err)
 				require.InDelta(t, 1.0, v, 1e-12)
 			}

@@ -33,9 +33,10 @@ const (
 	kMCC
 	kKappa
 	kBalanced
+	kReport
 )
 
-var kindNames = [...]string{"accuracy", "precision", "recall", "f1", "confusion_matrix", "mcc", "cohen_kappa", "balanced_accuracy"}
+var kindNames = [...]string{"accuracy", "precision", "recall", "f1", "confusion_matrix", "mcc", "cohen_kappa", "balanced_accuracy", "classification_report"}
 
 // Average modes of precision, recall and f1.
 const (
@@ -150,6 +151,17 @@ func NewBalancedAccuracy(o *core.Options) (core.Metric, error) {
 	return m, nil
 }
 
+// NewClassificationReport returns the `classification_report` metric (preset `sklearn`;
+// `zero_division` [0]): per-class precision, recall, F1 and support with accuracy and the
+// macro and weighted averages, keyed as sklearn's classification_report(output_dict=True).
+func NewClassificationReport(o *core.Options) (core.Metric, error) {
+	m := &Metric{kind: kReport, beta: 1}
+	m.compat = o.String("compat", "sklearn", "sklearn")
+	m.zeroDiv = float64(o.Int("zero_division", 0, 0, 1))
+	m.finish()
+	return m, nil
+}
+
 func (m *Metric) finish() {
 	var b strings.Builder
 	fmt.Fprintf(&b, "type:%s|compat:%s", kindNames[m.kind], m.compat)
@@ -170,6 +182,8 @@ func (m *Metric) finish() {
 		fmt.Fprintf(&b, "|weights:%s", m.weights)
 	case kBalanced:
 		fmt.Fprintf(&b, "|adjusted:%t", m.adjusted)
+	case kReport:
+		fmt.Fprintf(&b, "|zero_division:%s", core.FormatFloat(m.zeroDiv))
 	}
 	fmt.Fprintf(&b, "|version:%s", implVersion)
 	m.sig = b.String()

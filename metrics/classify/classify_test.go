@@ -341,7 +341,7 @@ func TestDecodeCorrupt(t *testing.T) {
 
 func TestDocs(t *testing.T) {
 	docs := Docs()
-	require.Len(t, docs, 8)
+	require.Len(t, docs, 9)
 	for _, d := range docs {
 		require.NotEmpty(t, d.Presets)
 		require.NotEmpty(t, d.Value)
@@ -355,5 +355,37 @@ func TestDocs(t *testing.T) {
 		for _, opt := range d.Options {
 			require.NotEmpty(t, opt.Help, "%s.%s", d.Type, opt.Name)
 		}
+	}
+}
+
+// TestReportOptions: classification_report takes sklearn's preset and zero_division 0 or 1
+// only, and its signature carries zero_division.
+func TestReportOptions(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    map[string]any
+		wantErr string
+		wantSig string
+	}{
+		{"defaults", nil, "", "type:classification_report|compat:sklearn|zero_division:0|version:1"},
+		{"zero_division 1", map[string]any{"zero_division": 1}, "", "type:classification_report|compat:sklearn|zero_division:1|version:1"},
+		{"zero_division 2", map[string]any{"zero_division": 2}, "zero_division", ""},
+		{"mindnlp", map[string]any{"compat": "mindnlp"}, "compat", ""},
+		{"average is not an option", map[string]any{"average": "macro"}, "average", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := core.NewOptions(tt.opts)
+			m, err := NewClassificationReport(o)
+			if err == nil {
+				err = o.Err()
+			}
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.wantSig, m.Signature())
+		})
 	}
 }

@@ -89,6 +89,15 @@ func Docs() []core.Doc {
 			Memory:  matrixMemory,
 		},
 		{
+			Type:      "classification_report",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"sklearn"},
+			Value:     "sklearn's classification_report(output_dict=True), an object: one entry per class seen in either field (keyed by its id) with precision, recall, f1-score and support (true count); accuracy; macro avg and weighted avg with the total support. details.classes lists the classes. Null (\"no records\") with none",
+			Options:   []core.OptionDoc{{Name: "zero_division", Default: "0", Help: "0 or 1: the value of a ratio whose denominator is 0 (a class never predicted has precision zero_division)"}},
+			Invalid:   commonInvalid,
+			Memory:    matrixMemory,
+		},
+		{
 			Type:      "balanced_accuracy",
 			Direction: core.DirectionHigher,
 			Presets:   []string{"sklearn"},

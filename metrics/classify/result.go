@@ -3,6 +3,7 @@ package classify
 import (
 	"math"
 	"math/big"
+	"strconv"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
@@ -20,6 +21,8 @@ func (s *State) Result() core.Result {
 		return s.kappa()
 	case kBalanced:
 		return s.balanced()
+	case kReport:
+		return s.report()
 	}
 	return s.prf()
 }
@@ -332,4 +335,56 @@ func (s *State) balanced() core.Result {
 		score /= 1 - chance
 	}
 	return core.Result{Value: score, Details: details}
+}
+
+// report computes sklearn's classification_report(output_dict=True) over the sorted classes
+// seen in either field: per class (keyed by its id as a string) precision, recall, f1-score
+// and support; "accuracy" (sklearn's micro average, which equals accuracy when every class
+// seen is reported); "macro avg" and "weighted avg" of the per-class values, with the total
+// support. Averages are exact sums rounded once.
+func (s *State) report() core.Result {
+	if s.total == 0 {
+		return s.noRecords()
+	}
+	m := s.m
+	tp, pred, tru := s.mat.sums(s.mat.n)
+	div := func(a, b int64) float64 {
+		if b == 0 {
+			return m.zeroDiv
+		}
+		return float64(a) / float64(b)
+	}
+	rep := map[string]any{}
+	var classes []int64
+	var sumTP, sumPred, sumTrue int64
+	var mean, weighted [3]core.Sum
+	for k := range tp {
+		if tru[k] == 0 && pred[k] == 0 {
+			continue
+		}
+		classes = append(classes, int64(k))
+		v := [3]float64{div(tp[k], pred[k]), div(tp[k], tru[k]), div(2*tp[k], tru[k]+pred[k])}
+		rep[strconv.Itoa(k)] = reportRow(v, tru[k])
+		for i, x := range v {
+			mean[i].Add(x)
+			weighted[i].AddWeighted(x, tru[k])
+		}
+		sumTP += tp[k]
+		sumPred += pred[k]
+		sumTrue += tru[k]
+	}
+	var macro, wavg [3]float64
+	for i := range macro {
+		macro[i] = mean[i].Float() / float64(len(classes))
+		// Every record has a true class, so the weights never all vanish.
+		wavg[i] = weighted[i].Float() / float64(sumTrue)
+	}
+	rep["accuracy"] = div(sumTP, sumPred)
+	rep["macro avg"] = reportRow(macro, sumTrue)
+	rep["weighted avg"] = reportRow(wavg, sumTrue)
+	return core.Result{Value: rep, Details: map[string]any{"classes": classes, "records": s.total}}
+}
+
+func reportRow(v [3]float64, support int64) map[string]any {
+	return map[string]any{"precision": v[0], "recall": v[1], "f1-score": v[2], "support": support}
 }

@@ -26,5 +26,7 @@ for gen in metrics/tokenize/testdata/gen_tables.py metrics/tokenize/testdata/gen
   echo "== $gen"
   "$venv/bin/python" "$gen"
 done
+echo "== testdata/goldens/gen_report.py"
+"$venv/bin/python" testdata/goldens/gen_report.py
 gofmt -w metrics/tokenize/tables.go 2>/dev/null || true
 echo "goldens regenerated; run: go test ./metrics/..."

@@ -180,7 +180,7 @@ func TestOutputOnAFullFileSystem(t *testing.T) {
 			history := `{"time":"2026-01-01T00:00:00Z","config_signature":"sha256:x","results":{}}` + "\n"
 			if o.name == "results csv" {
 				// Rows are appended to a CSV file only under its own header.
-				history = "time,run,slice,metric,type,class,predicted,value,records,reason,signature\n2026-01-01T00:00:00Z,c,,bleu,bleu,,,0.5,3,,s\n"
+				history = "time,run,slice,metric,type,class,predicted,stat,value,records,reason,signature\n2026-01-01T00:00:00Z,c,,bleu,bleu,,,,0.5,3,,s\n"
 			}
 			write(t, full, "out.jsonl", history)
 			fill(t, full)
