@@ -411,12 +411,13 @@ func (s *Table) Write(_ context.Context, r *pipeline.Results) error {
 				continue
 			}
 			if mat, ok := m.Value.([][]float64); ok {
+				class := classNamer(m.Details, len(mat))
 				for i, row := range mat {
 					label := ""
 					if i == 0 {
 						label = name
 					}
-					rows = append(rows, [4]string{label, fmt.Sprintf("true %d: %s", i, FormatValue(row, digits)), rec, m.Signature})
+					rows = append(rows, [4]string{label, fmt.Sprintf("true %s: %s", class(i), FormatValue(row, digits)), rec, m.Signature})
 					rec, m.Signature = "", ""
 				}
 				continue

@@ -572,8 +572,8 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 	b.WriteString(`Input shapes (JSON value / Arrow type):
   text prediction     string (tokenized by the metric) | list<string> (tokens, never re-tokenized)
   text references     list<string> (references) | string (one reference) | list<list<string>> (pre-tokenized)
-  class prediction    integer class id | list<float> scores (argmax, first maximum wins)
-  class label         integer class id | list<float> one-hot
+  class prediction    integer class id | class name (with the classes option) | list<float> scores (argmax, first maximum wins)
+  class label         integer class id | class name (with the classes option) | list<float> one-hot
   regression          float | integer | decimal
   perplexity          list<float> probabilities/logits (with label) | list<float> token log-probs (input: logprobs)
   (Arrow/Parquet decimal: read as its JSON literal, an integer for scale 0 when it fits int64,

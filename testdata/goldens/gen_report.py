@@ -8,6 +8,10 @@ string, "accuracy", "macro avg" and "weighted avg". sklearn writes every support
 values compare as numbers. Predictions given as score lists and labels given one-hot are
 argmax'ed (first maximum) before sklearn sees them, as evalstream does.
 
+With the classes option, records hold class names; sklearn gets the names and labels=classes
+(every named class reported, in that order, keyed by name). The same data checks the classes
+option of f1, precision, accuracy and confusion_matrix.
+
 Run: /tmp/goldenvenv/bin/python testdata/goldens/gen_report.py  (from the repository root)
 """
 import json
@@ -18,7 +22,7 @@ import warnings
 
 import numpy as np
 import sklearn
-from sklearn.metrics import classification_report
+from sklearn.metrics import accuracy_score, classification_report, confusion_matrix, f1_score, precision_score
 
 warnings.filterwarnings("ignore")
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report.json")
@@ -85,6 +89,35 @@ case("scores-and-one-hot", [
     {"prediction": [0.9, 0.05, 0.05], "label": [1, 0, 0]},
     {"prediction": [0.3, 0.3, 0.4], "label": [0, 1, 0]},
 ])
+
+# Class names (the classes option): sklearn with labels=classes.
+class_names = ["neg", "neu", "pos"]
+for n, k_names, skill in [(12, class_names, 0.6), (300, class_names, 0.7), (80, ["cat", "dog", "bird", "fish"], 0.5)]:
+    recs = []
+    for _ in range(n):
+        y = rng.choice(k_names[:-1]) if k_names[-1] == "fish" else rng.choice(k_names)  # "fish" never true
+        p = y if rng.random() < skill else rng.choice(k_names[:-1])  # a wrong guess is never the last class
+        recs.append({"prediction": p, "label": y})
+    y = [r["label"] for r in recs]
+    p = [r["prediction"] for r in recs]
+    tag = f"names-n{n}-k{len(k_names)}"
+    add(f"{tag}-report", {"type": "classification_report", "classes": k_names}, recs,
+        classification_report(y, p, labels=k_names, output_dict=True, zero_division=0))
+    add(f"{tag}-report-zd1", {"type": "classification_report", "classes": k_names, "zero_division": 1}, recs,
+        classification_report(y, p, labels=k_names, output_dict=True, zero_division=1))
+    add(f"{tag}-f1-none", {"type": "f1", "compat": "sklearn", "classes": k_names}, recs,
+        [float(x) for x in f1_score(y, p, labels=k_names, average=None, zero_division=0)])
+    add(f"{tag}-f1-macro", {"type": "f1", "compat": "sklearn", "average": "macro", "classes": k_names}, recs,
+        float(f1_score(y, p, labels=k_names, average="macro", zero_division=0)))
+    add(f"{tag}-precision-weighted", {"type": "precision", "compat": "sklearn", "average": "weighted", "classes": k_names}, recs,
+        float(precision_score(y, p, labels=k_names, average="weighted", zero_division=0)))
+    add(f"{tag}-accuracy", {"type": "accuracy", "classes": k_names}, recs, float(accuracy_score(y, p)))
+    add(f"{tag}-confusion", {"type": "confusion_matrix", "classes": k_names}, recs,
+        confusion_matrix(y, p, labels=k_names).astype(float).tolist())
+add("names-reject-unknown", {"type": "classification_report", "classes": class_names}, [{"prediction": "neg", "label": "positive"}], None,
+    reject="unknown class")
+add("names-reject-without-classes", {"type": "f1", "compat": "sklearn"}, [{"prediction": "neg", "label": "neg"}], None,
+    reject="wrong type")
 
 # No records: null with a reason (sklearn raises on empty input).
 add("no-records", {"type": "classification_report"}, [], None)
