@@ -14,6 +14,9 @@ import (
 
 // Config is a whole pipeline: source -> metrics -> sinks.
 type Config struct {
+	// RunName labels the run in the results JSON, the CSV and the history (run); the
+	// --run-name flag overrides it. Default: the config file's base name.
+	RunName  string   `yaml:"run_name" json:"run_name,omitempty"`
 	Source   Source   `yaml:"source" json:"source"`
 	Pipeline Pipeline `yaml:"pipeline" json:"pipeline"`
 	// SliceBy lists fields whose values split every metric into slices (reported besides the

@@ -60,6 +60,9 @@ var constructors = map[string]constructor{
 	"cohen_kappa":        classify.NewCohenKappa,
 	"balanced_accuracy":  classify.NewBalancedAccuracy,
 
+	// sklearn's classification_report (issue 20)
+	"classification_report": classify.NewClassificationReport,
+
 	// ranking and probability metrics (issue 16)
 	"auroc":             rank.NewAUROC,
 	"average_precision": rank.NewAveragePrecision,

@@ -16,7 +16,8 @@ systems or Kafka), scores them with its metrics on a pool of workers and writes 
 to its sinks (stdout table, json, csv, jsonl history, examples, kafka, prometheus). Every
 value of the config can be overridden with --set; "evalstream validate" checks a config
 first. Exit 0 on success; 1 on a runtime failure, including a run that scored no record
-(whatever on_error) or had more bad records than pipeline.max_bad; 2 on a config error.
+(whatever on_error) or had more bad records than pipeline.max_bad; 2 on a config error;
+130 or 143 when stopped by SIGINT or SIGTERM (no results written).
 
 Examples:
   evalstream run -c pipeline.yaml

@@ -55,14 +55,25 @@ Usage:
 "evalstream COMMAND -h" describes a command, with examples and its flags.
 
 Exit codes: 0 success, 1 runtime failure (also a run that scored no record, whatever
-on_error: every record bad or an empty input), 2 usage or config error. SIGINT or SIGTERM
-stops a file run with exit 1 and writes no results (output files keep their old content).
+on_error: every record bad or an empty input), 2 usage or config error, 130 (SIGINT) or
+143 (SIGTERM) a run stopped by that signal: it writes no results (output files keep their
+old content). A continuous Kafka run stopped by a signal writes its final results, exit 0.
 `
 
 // interruptSignal is the cause of the context of a command stopped by SIGINT or SIGTERM.
 type interruptSignal struct{ sig os.Signal }
 
 func (s interruptSignal) Error() string { return s.name() + " received" }
+
+// exitCode is the shell's code for a process ended by the signal: 128 + its number (130
+// for SIGINT, 143 for SIGTERM), so that scripts and CI tell an interrupted run from a
+// failed one.
+func (s interruptSignal) exitCode() int {
+	if n, ok := s.sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 1
+}
 
 func (s interruptSignal) name() string {
 	switch s.sig {
@@ -86,6 +97,12 @@ func main() {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			code = ee.code
+		}
+		// A command that fails after a signal failed because of it (its input was cut
+		// short); a help or usage exit keeps its own code.
+		var sig interruptSignal
+		if code == 1 && ctx.Err() != nil && errors.As(context.Cause(ctx), &sig) {
+			code = sig.exitCode()
 		}
 		if !errors.Is(err, errHelp) {
 			fmt.Fprintln(os.Stderr, "evalstream:", err)

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -51,8 +50,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	cfgPath := fs.String("c", "", "pipeline config file (YAML or JSON)")
 	fs.StringVar(cfgPath, "config", "", "same as -c")
 	savePath := fs.String("save-state", "", "also write the reduced metric states to this file (for merge/report)")
-	runName := fs.String("run-name", "", "label of this run in the history (default: the config file's base name)")
+	runName := fs.String("run-name", "", "label of this run in the results JSON, CSV and history (default: the config's run_name, else the config file's base name)")
 	gitCommit := fs.String("git-commit", "", "commit recorded in the history (default: HEAD of the working directory's git work tree)")
+	noProgress := fs.Bool("no-progress", false, "show no progress on stderr (default: a line redrawn on a terminal, a log line every 10 s otherwise)")
 	var sets stringList
 	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
@@ -69,7 +69,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	j.label, j.gitCommit = *runName, *gitCommit
+	j.label, j.gitCommit, j.noProgress = *runName, *gitCommit, *noProgress
+	if j.label == "" {
+		j.label = cfg.RunName
+	}
 	if j.label == "" {
 		j.label = runLabel(*cfgPath)
 	}
@@ -92,6 +95,8 @@ type job struct {
 	// inputFiles, when set, are the input files (score's arguments, each expanded),
 	// instead of those source.path selects.
 	inputFiles []string
+	// noProgress turns the progress display on stderr off (--no-progress).
+	noProgress bool
 }
 
 // buildJob validates the config and builds every metric, reporting every problem at once
@@ -204,9 +209,9 @@ func (j *job) sinks(stdout io.Writer) []pipeline.Sink {
 				out = append(out, &sinks.Table{W: stdout})
 			}
 		case "json":
-			out = append(out, &sinks.JSON{Path: s.Path})
+			out = append(out, &sinks.JSON{Path: s.Path, Meta: j.runMeta})
 		case "csv":
-			out = append(out, &sinks.CSV{Path: s.Path})
+			out = append(out, &sinks.CSV{Path: s.Path, Meta: j.runMeta})
 		case "html":
 			out = append(out, &sinks.HTML{Path: s.Path})
 		case "jsonl":
@@ -298,10 +303,15 @@ func (j *job) checkOutputs(savePath string) error {
 	for _, s := range j.cfg.Sinks {
 		var err error
 		switch {
-		case s.Type == "json" || s.Type == "csv" || s.Type == "html" || (s.Type == "examples" && !kafka):
+		case s.Type == "json" || s.Type == "html" || (s.Type == "examples" && !kafka):
 			err = sinks.CheckWritable(s.Path)
 		case s.Type == "jsonl":
 			err = sinks.CheckAppendable(s.Path)
+		case s.Type == "csv":
+			// Rows are appended: a file with another header is refused before the run.
+			if err = sinks.CheckAppendable(s.Path); err == nil {
+				_, err = sinks.CheckCSVHeader(s.Path)
+			}
 		}
 		if err != nil {
 			return runtimeErr(err)
@@ -331,7 +341,7 @@ func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (
 		}
 	}
 	progress := &pipeline.Progress{}
-	stopProgress := startProgress(stderr, progress, src)
+	stopProgress := startProgress(stderr, j.noProgress, progress, src)
 	rc := pipeline.Config{Plan: j.plan, Workers: j.cfg.Pipeline.Workers, Policy: j.policy(), Progress: progress, WantExamples: exPath != "", ExampleID: "id"}
 	if out != nil {
 		rc.Output = out
@@ -448,58 +458,6 @@ func (j *job) emit(ctx context.Context, acc *pipeline.Accumulator, out *sinks.Re
 		}
 	}
 	return nil
-}
-
-// startProgress prints a progress line on stderr once a run takes longer than a second,
-// only when stderr is a terminal. The returned function stops it and clears the line.
-func startProgress(stderr io.Writer, p *pipeline.Progress, src pipeline.Source) func() {
-	f, ok := stderr.(*os.File)
-	if !ok {
-		return func() {}
-	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return func() {}
-	}
-	var total int64
-	if s, ok := src.(pipeline.Sizer); ok {
-		total = s.TotalBytes()
-	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	start := time.Now()
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		printed := false
-		for {
-			select {
-			case <-done:
-				if printed {
-					fmt.Fprint(f, "\r\033[K")
-				}
-				return
-			case now := <-t.C:
-				el := now.Sub(start)
-				if el < time.Second {
-					continue
-				}
-				recs := p.Records.Load()
-				line := fmt.Sprintf("\r%d records  %.0f rec/s  %d bad", recs, float64(recs)/el.Seconds(), p.Bad.Load())
-				if total > 0 {
-					frac := float64(p.Bytes.Load()) / float64(total)
-					line += fmt.Sprintf("  %.1f%%", 100*frac)
-					if frac > 0 {
-						eta := time.Duration(float64(el) * (1 - frac) / frac)
-						line += "  ETA " + eta.Round(time.Second).String()
-					}
-				}
-				fmt.Fprint(f, line+"\033[K")
-				printed = true
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }
 
 // examplesPath is the examples sink's path, or "".

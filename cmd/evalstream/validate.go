@@ -12,6 +12,7 @@ import (
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
 )
 
@@ -127,6 +128,11 @@ func pathProblems(cfg *config.Config) []string {
 			}
 			if err := writable(k.Path); err != nil {
 				add(fmt.Sprintf("sinks[%d].path", i), err)
+			} else if k.Type == "csv" {
+				// Rows are appended under the file's header: another header is refused.
+				if _, err := sinks.CheckCSVHeader(k.Path); err != nil {
+					add(fmt.Sprintf("sinks[%d].path", i), err)
+				}
 			}
 		}
 	}

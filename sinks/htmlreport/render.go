@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -234,9 +235,50 @@ func valueCell(v any) cell {
 			f = append(f, c.Full)
 		}
 		return cell{Text: "[" + strings.Join(s, ", ") + "]", Full: "[" + strings.Join(f, ", ") + "]"}
+	case map[string]any:
+		// A report (classification_report): "key: value" entries, classes by id first.
+		var s, f []string
+		for _, k := range reportOrder(t) {
+			c := valueCell(t[k])
+			s = append(s, k+": "+c.Text)
+			f = append(f, k+": "+c.Full)
+		}
+		return cell{Text: "{" + strings.Join(s, "; ") + "}", Full: "{" + strings.Join(f, "; ") + "}"}
 	}
 	s := fmt.Sprint(v)
 	return cell{Text: s, Full: s}
+}
+
+// reportOrder orders an object's keys: integer keys (class ids) by value, then sklearn's
+// statistics in its column order, then the rest ("accuracy", "macro avg", "weighted avg")
+// sorted.
+func reportOrder(obj map[string]any) []string {
+	stats := []string{"precision", "recall", "f1-score", "support"}
+	rank := func(k string) (int, int64) {
+		if n, err := strconv.ParseInt(k, 10, 64); err == nil {
+			return 0, n
+		}
+		if i := slices.Index(stats, k); i >= 0 {
+			return 1, int64(i)
+		}
+		return 2, 0
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		gi, ni := rank(keys[i])
+		gj, nj := rank(keys[j])
+		if gi != gj {
+			return gi < gj
+		}
+		if ni != nj {
+			return ni < nj
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
 }
 
 func buildRow(m Metric, in Input) metricRow {

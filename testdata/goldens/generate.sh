@@ -29,5 +29,7 @@ for gen in metrics/tokenize/testdata/gen_tables.py metrics/tokenize/testdata/gen
 done
 echo "== testdata/goldens/gen_retrieval.py"
 "$venv/bin/python" testdata/goldens/gen_retrieval.py
+echo "== testdata/goldens/gen_report.py"
+"$venv/bin/python" testdata/goldens/gen_report.py
 gofmt -w metrics/tokenize/tables.go 2>/dev/null || true
 echo "goldens regenerated; run: go test ./metrics/..."
