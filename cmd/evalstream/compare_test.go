@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// systemsCorpus writes, into dir, the outputs of four systems on the same 300 segments:
+// systemsCorpus writes, into dir, the outputs of four systems on the same 120 segments:
 // all.jsonl (every system, records interleaved) and SYSTEM.jsonl per system (in reverse
 // order, so that only the id pairs segments). base is right on about 60%; good fixes half
 // of base's errors; worse breaks a third of base's right answers; tiny is base with one
@@ -20,7 +20,7 @@ import (
 func systemsCorpus(t *testing.T, dir string) {
 	t.Helper()
 	rng := rand.New(rand.NewSource(5))
-	const n = 300
+	const n = 120
 	systems := []string{"base", "good", "worse", "tiny"}
 	per := map[string][]map[string]any{}
 	var all []map[string]any
@@ -84,7 +84,7 @@ func writeSystemConfig(t *testing.T, dir, name, input, extra string) string {
 	return p
 }
 
-const ciSection = "ci: {key: id, resamples: 200, seed: 7}\n"
+const ciSection = "ci: {key: id, resamples: 100, seed: 7}\n"
 
 // saveStates runs every system's file with ci and saves SYSTEM.state.
 func saveStates(t *testing.T, dir string, systems ...string) {
@@ -140,7 +140,7 @@ func TestCompareAcrossRunsEqualsWithinOneRun(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(across.stdout), &c))
 	require.Equal(t, "base", c.Baseline)
 	require.Equal(t, "bs", c.Test)
-	require.Equal(t, 200, c.Resamples)
+	require.Equal(t, 100, c.Resamples)
 	require.Equal(t, uint64(7), c.Seed)
 	require.Equal(t, 0.05, c.Alpha)
 	require.Contains(t, c.Slices, "lang=de")
@@ -182,7 +182,7 @@ func TestCompareAcrossRunsEqualsWithinOneRun(t *testing.T) {
 	require.Regexp(t, `accuracy\s+base\s+0\.\d+ \[0\.\d+, 0\.\d+\]\s+\(baseline\)`, table.stdout)
 	require.Regexp(t, `accuracy\s+good\s+0\.\d+ \[0\.\d+, 0\.\d+\]\s+\+0\.\d+ \[\+0\.\d+, \+0\.\d+\]\s+p = 0\.\d{4} \*`, table.stdout)
 	require.Contains(t, table.stdout, "[lang=de] accuracy")
-	require.Contains(t, table.stdout, "* p < 0.05 (paired bootstrap, 200 resamples, seed 7, two-sided)")
+	require.Contains(t, table.stdout, "* p < 0.05 (paired bootstrap, 100 resamples, seed 7, two-sided)")
 }
 
 func sign(x float64) float64 {
@@ -199,7 +199,7 @@ func TestCompareRandomizationWithinOneRun(t *testing.T) {
 	dir := t.TempDir()
 	systemsCorpus(t, dir)
 	writeSystemConfig(t, dir, "all", "all.jsonl", ciSection)
-	r := run(t, dir, "compare", "-c", "all.yaml", "--system-field", "system", "--baseline", "base", "--test", "ar", "--trials", "300", "--format", "json")
+	r := run(t, dir, "compare", "-c", "all.yaml", "--system-field", "system", "--baseline", "base", "--test", "ar", "--trials", "200", "--format", "json")
 	require.Equal(t, 0, r.code, r.stderr)
 	var c compareJSON
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &c))
@@ -208,17 +208,17 @@ func TestCompareRandomizationWithinOneRun(t *testing.T) {
 	for _, row := range c.Metrics["accuracy"][1:] {
 		byName[row.System] = *row.PValue
 	}
-	require.Equal(t, 1.0/301, byName["good"], "no permutation reaches a real difference")
-	require.Equal(t, 1.0/301, byName["worse"])
-	require.Greater(t, byName["tiny"], 0.05, "one changed segment in 300 is not significant")
+	require.Equal(t, 1.0/201, byName["good"], "no permutation reaches a real difference")
+	require.Equal(t, 1.0/201, byName["worse"])
+	require.Greater(t, byName["tiny"], 0.05, "one changed segment in 120 is not significant")
 }
 
 func TestCompareRefusesUnpairedInputs(t *testing.T) {
 	dir := t.TempDir()
 	systemsCorpus(t, dir)
 	saveStates(t, dir, "base", "good")
-	writeSystemConfig(t, dir, "seed8", "good.jsonl", "ci: {key: id, resamples: 200, seed: 8}\n")
-	writeSystemConfig(t, dir, "nokey", "good.jsonl", "ci: {resamples: 200, seed: 7}\n")
+	writeSystemConfig(t, dir, "seed8", "good.jsonl", "ci: {key: id, resamples: 100, seed: 8}\n")
+	writeSystemConfig(t, dir, "nokey", "good.jsonl", "ci: {resamples: 100, seed: 7}\n")
 	writeSystemConfig(t, dir, "b300", "good.jsonl", "ci: {key: id, resamples: 300, seed: 7}\n")
 	writeSystemConfig(t, dir, "noci", "good.jsonl", "")
 	for _, s := range []string{"seed8", "nokey", "b300", "noci"} {
@@ -234,7 +234,7 @@ func TestCompareRefusesUnpairedInputs(t *testing.T) {
 	}{
 		{"another seed", []string{"--baseline", "base.state", "seed8.state"}, "seed 7 vs 8"},
 		{"other keys", []string{"--baseline", "base.state", "nokey.state"}, `keys "id" vs "(position)"`},
-		{"other resamples", []string{"--baseline", "base.state", "b300.state"}, "resamples 200 vs 300"},
+		{"other resamples", []string{"--baseline", "base.state", "b300.state"}, "resamples 100 vs 300"},
 		{"saved without ci", []string{"--baseline", "base.state", "noci.state"}, "noci.state: saved without ci"},
 		{"ar from states", []string{"--test", "ar", "--baseline", "base.state", "good.state"}, "--test ar needs the inputs folded by compare itself"},
 		{"one input without ci.key", []string{"-c", "all_nokey.yaml", "--system-field", "system", "--baseline", "base"}, "needs ci.key"},

@@ -46,7 +46,7 @@ func (j *job) prepareGate() error {
 	for _, m := range j.plan.Metrics {
 		types[m.Name] = m.Type
 	}
-	gt, err := gate.New(g, types)
+	gt, err := gate.New(g, types, j.plan.CI())
 	if err != nil {
 		return gateErr(err)
 	}
@@ -121,7 +121,7 @@ func cmdGate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return runtimeErr(err)
 	}
-	g, err := gate.New(cfg.Gate, cur.Types)
+	g, err := gate.New(cfg.Gate, cur.Types, cur.CI)
 	if err != nil {
 		return gateErr(err)
 	}

@@ -32,11 +32,13 @@ type Gate struct {
 	types map[string]string
 }
 
-// New checks cfg against the metrics of the run (types maps metric names to types) and
-// loads its baseline. Every problem — unknown metric, a metric without a better direction,
-// an unreadable baseline or one without the metric, a relative drop on a zero baseline,
-// significant_only with a baseline without replicates — is reported in one *ConfigError.
-func New(cfg *config.Gate, types map[string]string) (*Gate, error) {
+// New checks cfg against the metrics of the run (types maps metric names to types; runCI
+// is the run's resampling set-up, nil without `ci`) and loads its baseline. Every problem
+// — unknown metric, a metric without a better direction, an unreadable baseline or one
+// without the metric, a relative drop on a zero baseline, significant_only with a
+// baseline or a run without replicates or with another set-up — is reported in one
+// *ConfigError.
+func New(cfg *config.Gate, types map[string]string, runCI *stats.Config) (*Gate, error) {
 	names := make([]string, 0, len(types))
 	for n := range types {
 		names = append(names, n)
@@ -67,6 +69,14 @@ func New(cfg *config.Gate, types map[string]string) (*Gate, error) {
 			g.base = base
 			for i, r := range cfg.Rules {
 				probs = append(probs, g.checkBaseline(i, r)...)
+				if !r.SignificantOnly || base.CI == nil {
+					continue
+				}
+				if runCI == nil {
+					probs.Add(r.Path(i)+".significant_only", "the run has no bootstrap replicates: it needs a `ci:` section like the baseline's")
+				} else if err := stats.SameConfig(*base.CI, *runCI); err != nil {
+					probs.Add(r.Path(i)+".significant_only", "the baseline and the run do not pair: %v", err)
+				}
 			}
 		}
 	}

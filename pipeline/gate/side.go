@@ -14,6 +14,7 @@ import (
 	"sort"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/stats"
 	"github.com/evalstream/evalstream/pipeline"
 )
 
@@ -28,8 +29,10 @@ type Side struct {
 	// States is like Values for the metric states; nil when the side has none (a results
 	// JSON or history line).
 	States map[string]map[string]core.State
-	// Replicates says whether the states carry bootstrap replicates (saved with `ci`).
+	// Replicates says whether the states carry bootstrap replicates (saved with `ci`),
+	// and CI is then their resampling set-up.
 	Replicates bool
+	CI         *stats.Config
 }
 
 // Slices returns the side's slice keys (without the overall ""), sorted.
@@ -59,7 +62,8 @@ func FromAccumulator(acc *pipeline.Accumulator) *Side {
 			s.States[k][m.Name] = sl.States[i]
 		}
 	}
-	s.Replicates = acc.Plan().CI() != nil
+	s.CI = acc.Plan().CI()
+	s.Replicates = s.CI != nil
 	return s
 }
 
