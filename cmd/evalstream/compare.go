@@ -341,3 +341,48 @@ func splitSystems(acc *pipeline.Accumulator, ms []*metrics.Metric, n int, field 
 	}
 	return out, nil
 }
+
+const compareHelp = `Usage: evalstream compare --baseline BASE.state CAND.state... [--format table|json] [--alpha A]
+       evalstream compare -c PIPELINE.yaml --system-field FIELD --baseline NAME [--test bs|ar] [--trials N]
+
+Is a candidate system really better than the baseline? For every metric (and every slice)
+it prints the baseline's and each candidate's value with its confidence interval, the delta
+(candidate − baseline, in the metric's own units, whatever its better direction), the
+delta's interval and a two-sided p-value, marked * when p < alpha. With saved states (run
+with a ci: section and --save-state; systems named by the file's base name) the test is the
+paired bootstrap over the states' shared-weight replicates: the states must have the same
+ci key, seed, resamples and metric options, else exit 2 naming the difference. With -c, one
+input holds every system (the field --system-field names it): it is folded once with that
+field as the first slice field; pairing needs ci.key (the field naming the segment) except
+for a text source, whose hypothesis files pair line by line. --test ar (paired approximate
+randomization, --trials, default 10000) works only with -c: its per-trial kept and swapped
+statistics are accumulated while compare folds the input (memory: 2 × trials states per
+metric and system), and saved states do not carry them; its delta interval is the paired
+bootstrap's. Per-class and matrix values are shown but not tested.
+
+Examples:
+  evalstream compare --baseline base.state cand1.state cand2.state
+  evalstream compare -c wmt17.yaml --system-field system --baseline uedin-nmt --test ar --format json
+
+Flags:
+`
+
+const gateHelp = `Usage: evalstream gate -c GATE.yaml [--set key.path=value]... [--format table|json] RESULTS_OR_STATE
+
+Applies the gate: section of a config (a pipeline config, or a file holding just gate:) to
+saved results: a results JSON, a history JSONL (its last line) or a saved state (which
+allows significant_only rules). Rules bound a metric overall, in one slice (slice: lang=de)
+or in every slice (slices: all): min, max, max_drop and max_drop_relative (a change against
+gate.baseline in the metric's worse direction, as evalstream list prints it), and
+significant_only (a drop fails only when the paired bootstrap between the baseline's and the
+run's states gives p < gate.alpha). Prints one PASS/FAIL line per rule. Exit 0 when every
+rule passes, 3 when one fails, 2 for a bad gate (unknown metric, a metric without a better
+direction, a relative drop on a zero baseline, significant_only without replicates).
+"evalstream run" applies a pipeline's gate itself, after writing its results.
+
+Examples:
+  evalstream gate -c gate.yaml out/results.json
+  evalstream gate -c gate.yaml --set gate.alpha=0.01 --format json nightly.state
+
+Flags:
+`
