@@ -65,10 +65,11 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return usageErr("--system-field and --set go with -c PIPELINE.yaml")
 		case len(pos) == 0:
 			return usageErr("compare needs candidate STATE files after --baseline BASE.state (or -c PIPELINE.yaml --system-field FIELD)")
-		case *testName == compare.TestRandomization:
-			return usageErr("--test ar needs the inputs folded by compare itself (-c PIPELINE.yaml --system-field FIELD): saved states carry bootstrap replicates, not randomization trials; use --test bs with states")
 		}
 		systems, err = compareFromStates(append([]string{*baseline}, pos...), &opt)
+		if err == nil && *testName == compare.TestRandomization && opt.CI.Method == stats.MethodPoisson {
+			return usageErr("--test ar needs the inputs folded by compare itself (-c PIPELINE.yaml --system-field FIELD): saved states carry bootstrap replicates, not randomization trials; use --test bs with states")
+		}
 	}
 	if err != nil {
 		return err
@@ -121,8 +122,8 @@ func compareFromStates(paths []string, opt *compare.Options) ([]compare.System, 
 		if ci == nil {
 			return nil, usageErr("%s: saved without ci (its states have no bootstrap replicates): run it with a `ci:` section to compare it", p)
 		}
-		if ci.Method != stats.MethodPoisson {
-			return nil, usageErr("%s: ci.method %s: compare tests states of method poisson", p, ci.Method)
+		if ci.Method != stats.MethodPoisson && ci.Method != stats.MethodSacrebleu {
+			return nil, usageErr("%s: ci.method %s: compare tests states of method poisson or sacrebleu", p, ci.Method)
 		}
 		if first == nil {
 			first = acc
@@ -199,8 +200,8 @@ func compareFromConfig(ctx context.Context, cfgPath string, sets []string, field
 	switch {
 	case cfg.CI == nil || (cfg.CI.Key == "" && !isText):
 		return nil, 0, usageErr("%s: comparing systems within one input needs ci.key, the field naming the segment (e.g. --set ci.key=id): without it a record's unit is its row in the file, which differs between systems", cfgPath)
-	case cfg.CI.Method != stats.MethodPoisson:
-		return nil, 0, usageErr("%s: ci.method %s: compare supports method poisson", cfgPath, cfg.CI.Method)
+	case cfg.CI.Method != stats.MethodPoisson && cfg.CI.Method != stats.MethodSacrebleu:
+		return nil, 0, usageErr("%s: ci.method %s: compare supports methods poisson and sacrebleu", cfgPath, cfg.CI.Method)
 	}
 	if len(cfg.Sinks) == 0 {
 		cfg.Sinks = []config.Sink{{Type: "stdout"}} // compare prints its own output; run's need for a sink does not apply
@@ -219,12 +220,19 @@ func compareFromConfig(ctx context.Context, cfgPath string, sets []string, field
 	// compare writes no sink and no per-record file of the config.
 	j.cfg.Sinks = nil
 	ms := j.plan.Metrics
-	opt.CI = *j.plan.CI()
+	if ci := j.plan.CI(); ci != nil {
+		opt.CI = *ci
+	} else {
+		ci := cfg.CI
+		opt.CI = stats.Config{Method: ci.Method, Resamples: ci.Resamples, Level: ci.Level, Seed: *ci.Seed, Key: ci.Key}
+	}
 	for _, m := range ms {
 		opt.Names = append(opt.Names, m.Name)
 	}
 	all := ms
-	if opt.Test == compare.TestRandomization {
+	// Method sacrebleu's states run ar themselves (stats.Pairer); poisson states get the
+	// randomization trials beside them.
+	if opt.Test == compare.TestRandomization && opt.CI.Method == stats.MethodPoisson {
 		for _, m := range ms {
 			b, ok := m.Metric.(*stats.Bootstrap)
 			if !ok {

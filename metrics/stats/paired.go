@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/evalstream/evalstream/metrics/core"
 )
 
 // ErrUnpaired is wrapped by every error about two states that cannot be compared as a
@@ -84,6 +86,16 @@ func PairedBootstrap(base, cand *BootstrapState) (Paired, error) {
 		return Paired{}, err
 	}
 	return PairedFromReplicates(bv, cv, base.ReplicateValues(), cand.ReplicateValues(), base.m.Config.Level), nil
+}
+
+// Pairer is implemented by states that run the paired tests themselves rather than from
+// Poisson replicates or randomization trials — method sacrebleu, whose paired-bs and
+// paired-ar keep sacrebleu's own resampling and p-value formulas. test is "bs" or "ar";
+// trials is the ar trial count. The receiver is the baseline, cand the candidate's state of
+// the same metric; neither is changed. Errors wrap ErrUnpaired, ErrNotScalar or
+// ErrUndefined where those apply.
+type Pairer interface {
+	PairedTest(test string, cand core.State, trials int) (Paired, error)
 }
 
 // ErrNotScalar is returned for metrics whose value is not a single number (per-class

@@ -149,13 +149,18 @@ func compareStates(systems []System, order []int, o Options, get, getAR func(Sys
 			row := Row{System: systems[si].Name, Baseline: j == 0}
 			res := st.Result()
 			row.Value, row.Reason = res.Value, res.Reason
+			if !finite(res.Value) {
+				// As in results: no NaN or Inf reaches the output.
+				row.Value, row.Reason = nil, "the value is not a finite number"
+				res.CI = nil
+			}
 			if res.CI != nil {
 				if lo, ok := res.CI.Low.(float64); ok {
 					hi := res.CI.High.(float64)
 					row.Low, row.High = &lo, &hi
 				}
 			}
-			if j > 0 && res.Value != nil {
+			if j > 0 && row.Value != nil {
 				if err := test(&row, bst, st, o, i, systems[order[0]], systems[si], getAR); err != nil {
 					return nil, fmt.Errorf("metric %s, system %s: %w", name, row.System, err)
 				}
@@ -170,12 +175,20 @@ func compareStates(systems []System, order []int, o Options, get, getAR func(Sys
 // test fills row's paired test; reasons that leave a candidate untested (an undefined or
 // non-scalar value) are kept in row.Reason, other failures are errors.
 func test(row *Row, bst, st core.State, o Options, i int, bsys, csys System, getAR func(System) []core.State) error {
+	var p stats.Paired
+	var err error
 	b, ok1 := bst.(*stats.BootstrapState)
 	c, ok2 := st.(*stats.BootstrapState)
-	if !ok1 || !ok2 {
+	pr, isPairer := bst.(stats.Pairer)
+	switch {
+	case isPairer:
+		// The state's method runs both tests its own way (method sacrebleu).
+		p, err = pr.PairedTest(o.Test, st, o.Trials)
+		return finish(row, p, err)
+	case !ok1 || !ok2:
 		return stats.ErrNoReplicates
 	}
-	p, err := stats.PairedBootstrap(b, c)
+	p, err = stats.PairedBootstrap(b, c)
 	if err == nil && o.Test == TestRandomization {
 		ba, ok1 := getAR(bsys)[i].(*stats.RandomizationState)
 		ca, ok2 := getAR(csys)[i].(*stats.RandomizationState)
@@ -188,11 +201,14 @@ func test(row *Row, bst, st core.State, o Options, i int, bsys, csys System, get
 			p.P, p.Draws, p.Undefined = ar.P, ar.Draws, ar.Undefined
 		}
 	}
+	return finish(row, p, err)
+}
+
+// finish records a test's outcome in row: an undefined or non-scalar value leaves the
+// candidate untested with the reason; other errors are returned.
+func finish(row *Row, p stats.Paired, err error) error {
 	switch {
-	case errors.Is(err, stats.ErrNotScalar):
-		row.Reason = "not compared: " + err.Error()
-		return nil
-	case errors.Is(err, stats.ErrUndefined):
+	case errors.Is(err, stats.ErrNotScalar), errors.Is(err, stats.ErrUndefined):
 		row.Reason = "not compared: " + err.Error()
 		return nil
 	case err != nil:
@@ -255,6 +271,28 @@ func (r *Report) WriteTable(w io.Writer, digits int) error {
 	}
 	_, err := fmt.Fprintf(w, "* p < %v (%s, two-sided); delta = candidate − baseline\n", r.Alpha, r.testName())
 	return err
+}
+
+// finite reports whether every number in a metric value (a scalar, a per-class list or a
+// matrix) is finite.
+func finite(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case []float64:
+		for _, f := range x {
+			if !finite(f) {
+				return false
+			}
+		}
+	case [][]float64:
+		for _, r := range x {
+			if !finite(r) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func num(x float64, digits int) string { return strconv.FormatFloat(x, 'g', digits, 64) }
