@@ -119,6 +119,16 @@ func TestGateBadConfigs(t *testing.T) {
 			require.Equal(t, 2, r.code, r.stdout+r.stderr)
 			require.Contains(t, r.stderr, tc.want)
 		})
+		if tc.name == "significant_only with a results JSON" {
+			// validate reads the gate's baseline as run would, before any input is read.
+			t.Run(tc.name+" (validate)", func(t *testing.T) {
+				cfg := "source: {type: file, path: cur.json}\nmetrics: [{name: acc, type: accuracy}]\nsinks: [{type: stdout}]\ngate:\n  " + tc.gate + "\n"
+				require.NoError(t, os.WriteFile(filepath.Join(dir, "p.yaml"), []byte(cfg), 0o644))
+				r := run(t, dir, "validate", "-c", "p.yaml")
+				require.Equal(t, 2, r.code, r.stdout+r.stderr)
+				require.Contains(t, r.stderr, tc.want)
+			})
+		}
 	}
 }
 
