@@ -366,7 +366,8 @@ for a text source, whose hypothesis files pair line by line. --test ar (paired a
 randomization, --trials, default 10000) works only with -c: its per-trial kept and swapped
 statistics are accumulated while compare folds the input (memory: 2 × trials states per
 metric and system), and saved states do not carry them; its delta interval is the paired
-bootstrap's. Per-class and matrix values are shown but not tested.
+bootstrap's. Per-class and matrix values are shown but not tested. With slice_by, every
+slice that all systems have is compared too.
 
 Examples:
   evalstream compare --baseline base.state cand1.state cand2.state

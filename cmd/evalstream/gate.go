@@ -59,7 +59,7 @@ func (j *job) applyGate(acc *pipeline.Accumulator, res *pipeline.Results) error 
 	if j.gate == nil {
 		return nil
 	}
-	v, err := j.gate.Evaluate(gate.FromAccumulator(acc))
+	v, err := j.gate.Evaluate(gate.FromRun(acc, res))
 	if err != nil {
 		return gateErr(err)
 	}

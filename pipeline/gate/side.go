@@ -49,8 +49,10 @@ func (s *Side) Slices() []string {
 
 // FromAccumulator reads the values (as Results computes them) and the states of acc. The
 // states are shared with acc, not copied.
-func FromAccumulator(acc *pipeline.Accumulator) *Side {
-	res := acc.Results()
+func FromAccumulator(acc *pipeline.Accumulator) *Side { return FromRun(acc, acc.Results()) }
+
+// FromRun is FromAccumulator with acc's results already computed (res = acc.Results()).
+func FromRun(acc *pipeline.Accumulator, res *pipeline.Results) *Side {
 	s := FromResults(res)
 	s.States = map[string]map[string]core.State{"": {}}
 	for i, m := range acc.Plan().Metrics {
