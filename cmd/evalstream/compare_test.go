@@ -251,3 +251,36 @@ func TestCompareRefusesUnpairedInputs(t *testing.T) {
 		})
 	}
 }
+
+// A text source pairs its hypothesis files line by line: compare needs no ci.key, and
+// comparing the states of two single-system runs gives the same output to the bit.
+func TestCompareTextSystemsPairByLine(t *testing.T) {
+	dir := t.TempDir()
+	text, err := filepath.Abs("../../testdata/text")
+	require.NoError(t, err)
+	cfg := func(name string, hyps ...string) {
+		var hs []string
+		for _, h := range hyps {
+			hs = append(hs, filepath.Join(text, h+".de.txt"))
+		}
+		body := fmt.Sprintf("source: {type: text, hypotheses: [%s], references: [%s]}\nmetrics: [{type: bleu}, {type: chrf}]\nci: {resamples: 100, seed: 3}\nsinks: [{type: stdout}]\n",
+			strings.Join(hs, ", "), filepath.Join(text, "newstest2017.ref.de"))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name+".yaml"), []byte(body), 0o644))
+	}
+	cfg("both", "LIUM-NMT", "online-B")
+	for _, s := range []string{"LIUM-NMT", "online-B"} {
+		cfg(s, s)
+		r := run(t, dir, "run", "-c", s+".yaml", "--save-state", s+".de.state")
+		require.Equal(t, 0, r.code, r.stderr)
+	}
+	within := run(t, dir, "compare", "-c", "both.yaml", "--baseline", "LIUM-NMT.de", "--format", "json")
+	require.Equal(t, 0, within.code, within.stderr)
+	across := run(t, dir, "compare", "--baseline", "LIUM-NMT.de.state", "online-B.de.state", "--format", "json")
+	require.Equal(t, 0, across.code, across.stderr)
+	require.Equal(t, across.stdout, within.stdout)
+	var c compareJSON
+	require.NoError(t, json.Unmarshal([]byte(within.stdout), &c))
+	require.Equal(t, "LIUM-NMT.de", c.Metrics["bleu"][0].System)
+	require.Equal(t, "online-B.de", c.Metrics["bleu"][1].System)
+	require.NotNil(t, c.Metrics["bleu"][1].PValue)
+}
