@@ -30,6 +30,9 @@ type Config struct {
 	Window  *Window          `yaml:"window" json:"window,omitempty"`
 	// CI turns on confidence intervals for every metric (statistics.md §1).
 	CI *CI `yaml:"ci" json:"ci,omitempty"`
+	// Gate decides, after the metrics are computed, whether the build may ship
+	// (statistics.md §3).
+	Gate *Gate `yaml:"gate" json:"gate,omitempty"`
 }
 
 // CI configures the resampling that gives every metric a confidence interval.
@@ -217,6 +220,9 @@ func (c *Config) ApplyDefaults() {
 	}
 	if c.Pipeline.BatchSize == 0 {
 		c.Pipeline.BatchSize = DefaultBatchSize
+	}
+	if c.Gate != nil {
+		c.Gate.applyDefaults()
 	}
 	if ci := c.CI; ci != nil {
 		if ci.Method == "" {
@@ -478,6 +484,13 @@ func (c *Config) Validate() error {
 		} else if ci.Method == "sacrebleu" && ci.Level != 0.95 {
 			p.add("ci.level", "method sacrebleu computes 95%% intervals only, not %v", ci.Level)
 		}
+	}
+	if c.Gate != nil {
+		var names []string
+		for _, m := range c.Metrics {
+			names = append(names, fmt.Sprint(m["name"]))
+		}
+		p = append(p, c.Gate.Problems(names)...)
 	}
 	if w := c.Window; w != nil {
 		oneOf(&p, "window.type", w.Type, "tumbling")

@@ -24,6 +24,9 @@ type Results struct {
 	Slices        []SliceResult
 	// Window is set for per-window results of a windowed Kafka run.
 	Window *WindowSpan
+	// Gate is the verdict of the run's gate (a JSON-encodable value, rendered as the
+	// results' "gate" object), or nil when the run has no gate.
+	Gate any
 }
 
 // WindowSpan is the [Start, End) interval of a time window.
@@ -143,6 +146,12 @@ func (r *Results) MarshalJSON() ([]byte, error) {
 			b.WriteByte('}')
 		}
 		b.WriteByte('}')
+	}
+	if r.Gate != nil {
+		b.WriteString(`,"gate":`)
+		if err := writeJSONErr(&b, r.Gate); err != nil {
+			return nil, err
+		}
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil

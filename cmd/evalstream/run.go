@@ -18,6 +18,7 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/stats"
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/pipeline/gate"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
 	"github.com/evalstream/evalstream/sources/text"
@@ -69,6 +70,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if err := j.prepareGate(); err != nil { // gate.go
+		return err
+	}
 	j.label, j.gitCommit, j.noProgress = *runName, *gitCommit, *noProgress
 	if j.label == "" {
 		j.label = cfg.RunName
@@ -97,6 +101,10 @@ type job struct {
 	inputFiles []string
 	// noProgress turns the progress display on stderr off (--no-progress).
 	noProgress bool
+
+	// gate is the config's gate, prepared before the run; verdict its outcome (gate.go).
+	gate    *gate.Gate
+	verdict *gate.Verdict
 }
 
 // buildJob validates the config and builds every metric, reporting every problem at once
@@ -278,7 +286,10 @@ func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath st
 	if err := j.emit(ctx, acc, out, stdout, savePath); err != nil {
 		return err
 	}
-	return noRecordsErr(acc)
+	if err := noRecordsErr(acc); err != nil {
+		return err
+	}
+	return j.gateOutcome(stdout, stderr)
 }
 
 // checkOutputs fails (exit 1) when an output file of the job could not be written — its
@@ -376,6 +387,9 @@ func interrupted(ctx context.Context, records int64) error {
 // place; the table is printed last.
 func (j *job) emit(ctx context.Context, acc *pipeline.Accumulator, out *sinks.RecordFiles, stdout io.Writer, savePath string) error {
 	res := acc.Results()
+	if err := j.applyGate(acc, res); err != nil {
+		return err
+	}
 	var staged []*sinks.AtomicFile
 	fail := func(err error) error {
 		for _, f := range staged {

@@ -39,8 +39,13 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 		sort.Strings(all)
 		return usageErr("invalid config:\n  %s", strings.Join(all, "\n  "))
 	}
-	// buildJob's own checks (those that need the metrics built) come last.
-	if _, err := buildJob(cfg); err != nil {
+	// buildJob's own checks (those that need the metrics built) come last, then the gate's
+	// (its baseline is read).
+	j, err := buildJob(cfg)
+	if err != nil {
+		return err
+	}
+	if err := j.prepareGate(); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d metrics, %d sinks)\n", *cfgPath, len(cfg.Metrics), len(cfg.Sinks))

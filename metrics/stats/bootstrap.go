@@ -229,6 +229,9 @@ func (s *BootstrapState) Result() core.Result {
 	return r
 }
 
+// HasReplicates reports whether anything was folded into the replicates.
+func (s *BootstrapState) HasReplicates() bool { return s.Reps != nil || s.vec != nil }
+
 // ReplicateValues returns the value of every replicate (nil where undefined, or where the
 // state has no replicates yet).
 func (s *BootstrapState) ReplicateValues() []any {

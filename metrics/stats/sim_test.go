@@ -267,21 +267,12 @@ func bleuCase(t *testing.T) simCase {
 	}
 }
 
-// pairedPValue is statistics.md §2's two-sided paired-bootstrap p-value from the replicate
-// values of two states scored with the same seed and units: with δ̂ = candidate − baseline
-// and δ*_b the same difference in replicate b, (1 + #{b : |δ*_b − δ̂| ≥ |δ̂|}) / (B + 1).
+// pairedPValue is the delta and two-sided p-value of stats.PairedBootstrap (statistics.md
+// §2) between two states scored with the same seed and units.
 func pairedPValue(t testing.TB, base, cand *stats.BootstrapState) (delta, p float64) {
-	delta = cand.Result().Value.(float64) - base.Result().Value.(float64)
-	bv, cv := base.ReplicateValues(), cand.ReplicateValues()
-	require.Equal(t, len(bv), len(cv))
-	extreme := 0
-	for b := range bv {
-		d := cv[b].(float64) - bv[b].(float64)
-		if math.Abs(d-delta) >= math.Abs(delta) {
-			extreme++
-		}
-	}
-	return delta, float64(1+extreme) / float64(len(bv)+1)
+	r, err := stats.PairedBootstrap(base, cand)
+	require.NoError(t, err)
+	return r.Delta, r.P
 }
 
 // pairedRejections runs `trials` paired tests of two systems on n segments of varying
