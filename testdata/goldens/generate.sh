@@ -26,5 +26,8 @@ for gen in metrics/tokenize/testdata/gen_tables.py metrics/tokenize/testdata/gen
   echo "== $gen"
   "$venv/bin/python" "$gen"
 done
+# sacrebleu's --confidence/--paired-bs/--paired-ar numbers and numpy's RNG draws (metrics/stats).
+echo "== testdata/goldens/gen_sacrebleu_stats.py"
+"$venv/bin/python" testdata/goldens/gen_sacrebleu_stats.py
 gofmt -w metrics/tokenize/tables.go 2>/dev/null || true
 echo "goldens regenerated; run: go test ./metrics/..."
