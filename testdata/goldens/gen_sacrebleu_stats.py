@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Generate testdata/goldens/sacrebleu_stats.json and npyrand.json from the REAL sacrebleu + numpy.
+"""Generate testdata/goldens/stats/sacrebleu_stats.json and stats/npyrand.json from the REAL sacrebleu + numpy.
 
 sacrebleu (2.6.0) and numpy (2.x) are pinned in requirements.txt. Every number comes from
 them; nothing is re-implemented here:
 
-- npyrand.json: raw draws of numpy's default_rng(seed) (PCG64 seeded through SeedSequence),
+- stats/npyrand.json: raw draws of numpy's default_rng(seed) (PCG64 seeded through SeedSequence),
   Generator.choice(n, size, replace=True) for several n (powers of two and not, one close to
   2^32 so that Lemire's rejection loop runs), Generator.integers(2, size, dtype=bool), and the
   bool-then-choice sequence that sacrebleu's paired AR test draws from one generator.
-- sacrebleu_stats.json: for BLEU, chrF and TER with their default options (the presets
+- stats/sacrebleu_stats.json: for BLEU, chrF and TER with their default options (the presets
   evalstream calls `sacrebleu`): the per-segment statistics of every system
   (metric._extract_corpus_statistics), the `--confidence` result of every system
   (corpus_score(n_bootstrap=1000): score, mean, half-width), and the `--paired-bs` and
@@ -37,8 +37,8 @@ from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.significance import PairedTest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "sacrebleu_stats.json")
-OUT_RNG = os.path.join(HERE, "npyrand.json")
+OUT = os.path.join(HERE, "stats", "sacrebleu_stats.json")
+OUT_RNG = os.path.join(HERE, "stats", "npyrand.json")
 SLICE = os.path.join(HERE, "wmt17", "sacre_slice.jsonl.gz")
 WMT = "/work/shared/data/wmt17/newstest2017-en-de.jsonl.gz"
 SYSTEMS = ["uedin-nmt", "LIUM-NMT", "PROMT-Rule-based", "C-3MA"]  # baseline first

@@ -197,16 +197,33 @@ func (g *Generator) Choice(n int64, dst []int64) error {
 // booleans, lowest bit first (buffered_bounded_bool). The buffer lives only for one call, as
 // in numpy, so a second call starts with a fresh draw.
 func (g *Generator) Bools(dst []bool) {
-	var buf uint32
-	cnt := 0
+	s := g.BoolStream()
 	for i := range dst {
-		if cnt == 0 {
-			buf = g.Uint32()
-			cnt = 31
-		} else {
-			buf >>= 1
-			cnt--
-		}
-		dst[i] = buf&1 != 0
+		dst[i] = s.Next()
 	}
+}
+
+// BoolStream returns the draws of one integers(2, size, dtype=bool) call one at a time, so
+// that a large size=(rows, cols) need not be held in memory. Draws from g between two Next
+// calls interleave with the stream's 32-bit draws, which numpy never does within one call.
+func (g *Generator) BoolStream() *BoolStream { return &BoolStream{g: g} }
+
+// BoolStream is one numpy bool-integers call, drawn lazily. It is not safe for concurrent
+// use.
+type BoolStream struct {
+	g   *Generator
+	buf uint32
+	cnt int
+}
+
+// Next returns the next boolean of the call.
+func (s *BoolStream) Next() bool {
+	if s.cnt == 0 {
+		s.buf = s.g.Uint32()
+		s.cnt = 31
+	} else {
+		s.buf >>= 1
+		s.cnt--
+	}
+	return s.buf&1 != 0
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// goldens mirrors testdata/goldens/npyrand.json, written by gen_sacrebleu_stats.py from the
+// goldens mirrors testdata/goldens/stats/npyrand.json, written by gen_sacrebleu_stats.py from the
 // real numpy.
 type goldens struct {
 	Numpy string `json:"numpy"`
@@ -39,7 +39,7 @@ type goldens struct {
 
 func load(t *testing.T) goldens {
 	t.Helper()
-	b, err := os.ReadFile("../../../testdata/goldens/npyrand.json")
+	b, err := os.ReadFile("../../../testdata/goldens/stats/npyrand.json")
 	require.NoError(t, err)
 	var g goldens
 	require.NoError(t, json.Unmarshal(b, &g))
