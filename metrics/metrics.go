@@ -16,6 +16,7 @@ import (
 	"github.com/evalstream/evalstream/metrics/rank"
 	"github.com/evalstream/evalstream/metrics/regress"
 	"github.com/evalstream/evalstream/metrics/rouge"
+	"github.com/evalstream/evalstream/metrics/stats"
 	"github.com/evalstream/evalstream/metrics/ter"
 	"github.com/evalstream/evalstream/metrics/text"
 )
@@ -131,6 +132,20 @@ func New(entry map[string]any) (*Metric, error) {
 		return nil, err
 	}
 	return &Metric{Metric: m, Name: name, Type: typ, Fields: fields, Options: opts}, nil
+}
+
+// WithCI returns a copy of m whose states also compute a confidence interval as c says
+// (method none returns m itself).
+func (m *Metric) WithCI(c stats.Config) (*Metric, error) {
+	out := *m
+	switch c.Method {
+	case stats.MethodNone:
+		return m, nil
+	case stats.MethodPoisson:
+		out.Metric = stats.NewBootstrap(m.Metric, c)
+		return &out, nil
+	}
+	return nil, fmt.Errorf("ci.method %s: not available for metric %s (type %s)", c.Method, m.Name, m.Type)
 }
 
 // CanonicalOptions renders the options as JSON with sorted keys (for state files).

@@ -165,6 +165,10 @@ func writeMetrics(b *bytes.Buffer, ms []MetricResult) error {
 			b.WriteString(`,"reason":`)
 			writeJSON(b, m.Reason)
 		}
+		if m.CI != nil {
+			b.WriteString(`,"ci":`)
+			writeInterval(b, m.CI)
+		}
 		if len(m.Details) > 0 {
 			b.WriteString(`,"details":`)
 			if err := writeJSONErr(b, m.Details); err != nil {
@@ -177,6 +181,35 @@ func writeMetrics(b *bytes.Buffer, ms []MetricResult) error {
 	}
 	b.WriteByte('}')
 	return nil
+}
+
+// writeInterval renders a confidence interval in the key order of statistics.md §1.
+func writeInterval(b *bytes.Buffer, iv *core.Interval) {
+	b.WriteString(`{"low":`)
+	writeJSON(b, iv.Low)
+	b.WriteString(`,"high":`)
+	writeJSON(b, iv.High)
+	b.WriteString(`,"level":`)
+	writeJSON(b, iv.Level)
+	b.WriteString(`,"method":`)
+	writeJSON(b, iv.Method)
+	b.WriteString(`,"resamples":`)
+	writeJSON(b, iv.Resamples)
+	b.WriteString(`,"seed":`)
+	writeJSON(b, iv.Seed)
+	b.WriteString(`,"stderr":`)
+	writeJSON(b, iv.Stderr)
+	if iv.Undefined > 0 {
+		b.WriteString(`,"undefined":`)
+		writeJSON(b, iv.Undefined)
+	}
+	if iv.Mean != nil {
+		b.WriteString(`,"mean":`)
+		writeJSON(b, *iv.Mean)
+		b.WriteString(`,"half_width":`)
+		writeJSON(b, *iv.HalfWidth)
+	}
+	b.WriteByte('}')
 }
 
 func writeJSON(b *bytes.Buffer, v any) { _ = writeJSONErr(b, v) }

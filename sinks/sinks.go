@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
 )
 
@@ -202,6 +204,36 @@ func FormatValue(v any, digits int) string {
 	return fmt.Sprint(v)
 }
 
+// FormatResult prints a metric's value for a table: FormatValue followed by its confidence
+// interval as `[low, high]` (per component for per-class values), or `null (reason)`.
+func FormatResult(r core.Result, digits int) string {
+	if r.Value == nil {
+		return "null (" + r.Reason + ")"
+	}
+	if r.CI == nil {
+		return FormatValue(r.Value, digits)
+	}
+	f := func(x float64) string { return FormatValue(x, digits) }
+	switch v := r.Value.(type) {
+	case float64:
+		lo, _ := r.CI.Low.(float64)
+		hi, _ := r.CI.High.(float64)
+		return fmt.Sprintf("%s [%s, %s]", f(v), f(lo), f(hi))
+	case []float64:
+		lo, _ := r.CI.Low.([]float64)
+		hi, _ := r.CI.High.([]float64)
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = f(x)
+			if i < len(lo) && i < len(hi) && !math.IsNaN(lo[i]) {
+				parts[i] += fmt.Sprintf(" [%s, %s]", f(lo[i]), f(hi[i]))
+			}
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return FormatValue(r.Value, digits)
+}
+
 // Table prints an aligned, human-readable table: metric, value, records and signature,
 // then every slice; matrices get one row per true class.
 type Table struct {
@@ -220,10 +252,7 @@ func (s *Table) Write(_ context.Context, r *pipeline.Results) error {
 	add := func(prefix string, records int64, ms []pipeline.MetricResult) {
 		for _, m := range ms {
 			name := prefix + m.Name
-			val := FormatValue(m.Value, digits)
-			if m.Value == nil {
-				val = "null (" + m.Reason + ")"
-			}
+			val := FormatResult(m.Result, digits)
 			rec := strconv.FormatInt(records, 10)
 			if mat, ok := m.Value.([][]float64); ok {
 				for i, row := range mat {

@@ -17,6 +17,7 @@ import (
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/stats"
 	"github.com/evalstream/evalstream/pipeline"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
@@ -120,6 +121,12 @@ func buildJob(cfg *config.Config) (*job, error) {
 				probs = append(probs, fmt.Sprintf("metrics[%d]: %v", i, err))
 			}
 			continue
+		}
+		if ci := cfg.CI; ci != nil {
+			if m, err = m.WithCI(stats.Config{Method: ci.Method, Resamples: ci.Resamples, Level: ci.Level, Seed: *ci.Seed, Key: ci.Key}); err != nil {
+				probs = append(probs, fmt.Sprintf("metrics[%d]: %v", i, err))
+				continue
+			}
 		}
 		ms = append(ms, m)
 	}

@@ -73,6 +73,9 @@ type Example struct {
 	UTF8Checked bool
 	// Memo, when set, is shared by the metrics the record is folded into (see Memo).
 	Memo *Memo
+	// Unit identifies the record's resampling unit for the bootstrap (a hash of its key
+	// field, or of its position): records with the same Unit get the same weights.
+	Unit uint64
 }
 
 // FromJSON converts a value decoded by encoding/json (with UseNumber) or a Go literal into a
