@@ -57,12 +57,14 @@ func (s Stats) Rows() int {
 
 // Result is what sacrebleu reports for one system, on sacrebleu's 0..100 scale. PValue is NaN
 // for the baseline; Mean and HalfWidth are NaN where sacrebleu computes no interval (AR
-// without confidence resamples).
+// without confidence resamples). Stderr, which sacrebleu does not report, is the standard
+// deviation (ddof 1) of Confidence's resample scores (NaN elsewhere).
 type Result struct {
 	Score     float64
 	PValue    float64
 	Mean      float64
 	HalfWidth float64
+	Stderr    float64
 }
 
 // Errors for inputs sacrebleu rejects or that would not reproduce it.
@@ -166,8 +168,20 @@ func Confidence(sc Scorer, st Stats, resamples int, seed uint64) (Result, error)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Score: exactScore(sc, st), PValue: math.NaN()}
-	res.Mean, res.HalfWidth, err = cliEstimate(bootstrap(sc, st, idx, resamples))
+	res := Result{Score: exactScore(sc, st), PValue: math.NaN(), Stderr: math.NaN()}
+	bs := bootstrap(sc, st, idx, resamples)
+	res.Mean, res.HalfWidth, err = cliEstimate(bs)
+	if len(bs.v) > 1 {
+		var sum, ss float64
+		for _, v := range bs.v {
+			sum += v
+		}
+		mean := sum / float64(len(bs.v))
+		for _, v := range bs.v {
+			ss += (v - mean) * (v - mean)
+		}
+		res.Stderr = math.Sqrt(ss / float64(len(bs.v)-1))
+	}
 	return res, err
 }
 
@@ -193,7 +207,7 @@ func PairedBS(sc Scorer, baseline Stats, systems []Stats, resamples int, seed ui
 	bl := bootstrap(sc, baseline, idx, resamples)
 	out := make([]Result, 0, 1+len(systems))
 	m, hw := npEstimate(bl)
-	out = append(out, Result{Score: blScore, PValue: math.NaN(), Mean: m, HalfWidth: hw})
+	out = append(out, Result{Score: blScore, PValue: math.NaN(), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
 	for _, sys := range systems {
 		score := exactScore(sc, sys)
 		diff := math.Abs(blScore - score)
@@ -209,7 +223,7 @@ func PairedBS(sc Scorer, baseline Stats, systems []Stats, resamples int, seed ui
 		for b := range d {
 			d[b] = round(d[b]-mean, f32)
 		}
-		out = append(out, Result{Score: score, PValue: pValue(d, diff, f32), Mean: m, HalfWidth: hw})
+		out = append(out, Result{Score: score, PValue: pValue(d, diff, f32), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
 	}
 	return out, nil
 }
@@ -232,7 +246,7 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 	blScore := exactScore(sc, baseline)
 	nan := math.NaN()
 	out := make([]Result, 0, 1+len(systems))
-	bres := Result{Score: blScore, PValue: nan, Mean: nan, HalfWidth: nan}
+	bres := Result{Score: blScore, PValue: nan, Mean: nan, HalfWidth: nan, Stderr: nan}
 	if confidence > 0 {
 		idx, err := choice(seed, n, confidence)
 		if err != nil {
@@ -273,7 +287,7 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 		for t := range ds {
 			ds[t] = round(math.Abs(round(sa.v[t]-sb.v[t], f32)), f32)
 		}
-		res := Result{Score: score, PValue: pValue(ds, diff, f32), Mean: nan, HalfWidth: nan}
+		res := Result{Score: score, PValue: pValue(ds, diff, f32), Mean: nan, HalfWidth: nan, Stderr: nan}
 		if confidence > 0 {
 			idx := make([]int64, confidence*n)
 			if err := g.Choice(int64(n), idx); err != nil {
