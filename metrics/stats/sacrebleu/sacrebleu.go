@@ -92,13 +92,7 @@ func check(systems ...Stats) error {
 // exactScore is metric._aggregate_and_compute(stats): sum_of_lists adds the Python numbers
 // row after row.
 func exactScore(sc Scorer, st Stats) float64 {
-	sum := make([]float64, st.Dim)
-	for i := 0; i < len(st.Data); i += st.Dim {
-		for j, x := range st.Data[i : i+st.Dim] {
-			sum[j] += x
-		}
-	}
-	v, _ := sc.ScoreFromStats(sum, core.StatsExact)
+	v, _ := sc.ScoreFromStats(columnSums(st), core.StatsExact)
 	return v
 }
 
@@ -256,6 +250,8 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 	}
 	out = append(out, bres)
 	shufA, shufB := make([]float64, d), make([]float64, d)
+	sumBL := columnSums(baseline)
+	delta := make([]float64, n*d)
 	sa := scores{v: make([]float64, trials), f32: make([]bool, trials)}
 	sb := scores{v: make([]float64, trials), f32: make([]bool, trials)}
 	for _, sys := range systems {
@@ -263,20 +259,41 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 		diff := math.Abs(blScore - score)
 		g := npyrand.New(seed)
 		bits := g.BoolStream()
-		// shuf_a = pos_sel @ bl + ~pos_sel @ sys and shuf_b the other way round. The
-		// matrix products sum whole numbers (int64, or float64 holding integers for TER with
-		// one reference), so any order of addition gives numpy's sums.
+		// shuf_a = pos_sel @ bl + ~pos_sel @ sys and shuf_b the other way round. numpy sums
+		// whole numbers there (int64 rows; float64 rows holding integers for TER with one
+		// reference per segment), exactly in any order, so shuf_a = Σsys + Σ_{pos}(bl − sys)
+		// and shuf_b = Σbl + Σsys − shuf_a give numpy's sums with half the work. Fractional
+		// statistics (TER's average length over several references) are summed row by row.
+		sumSys := columnSums(sys)
+		integral := wholeNumbers(baseline) && wholeNumbers(sys)
+		for i := range delta {
+			delta[i] = baseline.Data[i] - sys.Data[i]
+		}
 		for t := 0; t < trials; t++ {
-			clear(shufA)
-			clear(shufB)
-			for i := 0; i < n; i++ {
-				a, b := baseline.Data[i*d:i*d+d], sys.Data[i*d:i*d+d]
-				if !bits.Next() {
-					a, b = b, a
+			if integral {
+				copy(shufA, sumSys)
+				for i := 0; i < n; i++ {
+					if bits.Next() {
+						for j, x := range delta[i*d : i*d+d] {
+							shufA[j] += x
+						}
+					}
 				}
-				for j := range shufA {
-					shufA[j] += a[j]
-					shufB[j] += b[j]
+				for j := range shufB {
+					shufB[j] = sumBL[j] + sumSys[j] - shufA[j]
+				}
+			} else {
+				clear(shufA)
+				clear(shufB)
+				for i := 0; i < n; i++ {
+					a, b := baseline.Data[i*d:i*d+d], sys.Data[i*d:i*d+d]
+					if !bits.Next() {
+						a, b = b, a
+					}
+					for j := range shufA {
+						shufA[j] += a[j]
+						shufB[j] += b[j]
+					}
 				}
 			}
 			sa.v[t], sa.f32[t] = sc.ScoreFromStats(shufA, core.StatsInt64)
@@ -298,6 +315,27 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+func columnSums(st Stats) []float64 {
+	sum := make([]float64, st.Dim)
+	for i := 0; i < len(st.Data); i += st.Dim {
+		for j, x := range st.Data[i : i+st.Dim] {
+			sum[j] += x
+		}
+	}
+	return sum
+}
+
+// wholeNumbers reports whether every statistic is an integer small enough that sums of a
+// corpus of them stay exact in float64.
+func wholeNumbers(st Stats) bool {
+	for _, x := range st.Data {
+		if x != math.Trunc(x) || math.Abs(x) > 1<<32 {
+			return false
+		}
+	}
+	return true
 }
 
 // pValue is significance._compute_p_value: (1 + #{stats > diff}) / (len + 1). Comparing a
