@@ -19,7 +19,8 @@ func (m *Metric) SegmentScorer() (core.SegmentScorer, error) { return segments{m
 func (segments) StatsLen() int { return 2 }
 
 // SegmentStats implements core.SegmentScorer: TER._compute_segment_statistics. An alignment
-// that fails (see errBeam) is an error, as it is for the metric's state.
+// that fails (see errBeam) is an error, as it is for the metric's state. Through the record's
+// memo it reuses the alignment a ter state of the same options just computed for ex.
 func (s segments) SegmentStats(ex *core.Example, dst []float64) ([]float64, error) {
 	if !textinput.Usable(ex) {
 		return dst, errors.New("record has no usable prediction and references")
@@ -30,7 +31,7 @@ func (s segments) SegmentStats(ex *core.Example, dst []float64) ([]float64, erro
 		w = newWork()
 	}
 	defer m.scratch.Put(w)
-	edits, refLen, nrefs, err := m.segment(w, ex)
+	edits, refLen, nrefs, err := m.memoSegment(w, ex)
 	if err != nil {
 		return dst, err
 	}

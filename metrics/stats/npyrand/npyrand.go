@@ -203,6 +203,17 @@ func (g *Generator) Bools(dst []bool) {
 	}
 }
 
+// BoolBits draws one integers(2, size, dtype=bool) call of n booleans and packs them into
+// dst: boolean i is bit i%64 of dst[i/64]. dst must hold at least (n+63)/64 words; bits from
+// n on up to the end of the last 32-bit draw are numpy's unused draw bits, and any further
+// words are zeroed. The generator is left where numpy leaves it (ceil(n/32) 32-bit draws).
+func (g *Generator) BoolBits(dst []uint64, n int) {
+	clear(dst)
+	for k := 0; 32*k < n; k++ {
+		dst[k/2] |= uint64(g.Uint32()) << (32 * (k % 2))
+	}
+}
+
 // BoolStream returns the draws of one integers(2, size, dtype=bool) call one at a time, so
 // that a large size=(rows, cols) need not be held in memory. Draws from g between two Next
 // calls interleave with the stream's 32-bit draws, which numpy never does within one call.

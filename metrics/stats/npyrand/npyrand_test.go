@@ -77,6 +77,16 @@ func TestAgainstNumpy(t *testing.T) {
 				New(c.Seed).Bools(got)
 				require.Equal(t, bl.Draws, toInts(got), "integers(2, (%d, %d), bool)", bl.Rows, bl.Cols)
 			}
+			for _, bl := range c.Bools {
+				n := bl.Rows * bl.Cols
+				packed := make([]uint64, (n+63)/64+1)
+				New(c.Seed).BoolBits(packed, n)
+				got := make([]int, n)
+				for i := range got {
+					got[i] = int(packed[i/64] >> (i % 64) & 1)
+				}
+				require.Equal(t, bl.Draws, got, "packed integers(2, (%d, %d), bool)", bl.Rows, bl.Cols)
+			}
 			btc := c.BoolsThenChoice
 			gen = New(c.Seed)
 			bs := make([]bool, btc.BoolRows*int(btc.N))
@@ -85,6 +95,12 @@ func TestAgainstNumpy(t *testing.T) {
 			require.NoError(t, gen.Choice(btc.N, cs))
 			require.Equal(t, btc.Bools, toInts(bs))
 			require.Equal(t, btc.Choice, cs)
+			// The packed draw leaves the generator where numpy's does.
+			gen = New(c.Seed)
+			gen.BoolBits(make([]uint64, 2), len(bs))
+			cs2 := make([]int64, len(cs))
+			require.NoError(t, gen.Choice(btc.N, cs2))
+			require.Equal(t, btc.Choice, cs2)
 		})
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"math/bits"
 	"slices"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -251,43 +252,47 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 	out = append(out, bres)
 	shufA, shufB := make([]float64, d), make([]float64, d)
 	sumBL := columnSums(baseline)
-	delta := make([]float64, n*d)
 	sa := scores{v: make([]float64, trials), f32: make([]bool, trials)}
 	sb := scores{v: make([]float64, trials), f32: make([]bool, trials)}
+	// Every system's test seeds a fresh generator with the same seed and draws the same
+	// (trials, n) boolean matrix first: draw it once, packed, with one spare word so that
+	// 8-bit reads at any offset stay in range.
+	nbits := trials * n
+	pos := make([]uint64, (nbits+63)/64+1)
+	after := npyrand.New(seed)
+	after.BoolBits(pos, nbits)
+	var tab swapTable
 	for _, sys := range systems {
 		score := exactScore(sc, sys)
 		diff := math.Abs(blScore - score)
-		g := npyrand.New(seed)
-		bits := g.BoolStream()
-		// shuf_a = pos_sel @ bl + ~pos_sel @ sys and shuf_b the other way round. numpy sums
-		// whole numbers there (int64 rows; float64 rows holding integers for TER with one
-		// reference per segment), exactly in any order, so shuf_a = Σsys + Σ_{pos}(bl − sys)
-		// and shuf_b = Σbl + Σsys − shuf_a give numpy's sums with half the work. Fractional
-		// statistics (TER's average length over several references) are summed row by row.
+		// shuf_a = pos_sel @ bl + ~pos_sel @ sys, shuf_b the other way round.
 		sumSys := columnSums(sys)
-		integral := wholeNumbers(baseline) && wholeNumbers(sys)
-		for i := range delta {
-			delta[i] = baseline.Data[i] - sys.Data[i]
-		}
-		for t := 0; t < trials; t++ {
-			if integral {
+		if tab.build(baseline, sys) {
+			// Whole-number statistics: numpy's sums are exact in any order, so shuf_a =
+			// Σsys + Σ_{pos}(bl − sys), read 8 segments at a time from a table of subset sums,
+			// and shuf_b = Σbl + Σsys − shuf_a.
+			acc := tab.sums(pos, trials)
+			k := len(tab.dims)
+			for t := 0; t < trials; t++ {
 				copy(shufA, sumSys)
-				for i := 0; i < n; i++ {
-					if bits.Next() {
-						for j, x := range delta[i*d : i*d+d] {
-							shufA[j] += x
-						}
-					}
+				for c, j := range tab.dims {
+					shufA[j] += float64(acc[t*k+c])
 				}
 				for j := range shufB {
 					shufB[j] = sumBL[j] + sumSys[j] - shufA[j]
 				}
-			} else {
+				sa.v[t], sa.f32[t] = sc.ScoreFromStats(shufA, core.StatsInt64)
+				sb.v[t], sb.f32[t] = sc.ScoreFromStats(shufB, core.StatsInt64)
+			}
+		} else {
+			// Fractional statistics (TER's average length over several references): summed
+			// row by row, as a plain matrix product would.
+			for t := 0; t < trials; t++ {
 				clear(shufA)
 				clear(shufB)
 				for i := 0; i < n; i++ {
 					a, b := baseline.Data[i*d:i*d+d], sys.Data[i*d:i*d+d]
-					if !bits.Next() {
+					if bit := t*n + i; pos[bit/64]>>(bit%64)&1 == 0 {
 						a, b = b, a
 					}
 					for j := range shufA {
@@ -295,9 +300,9 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 						shufB[j] += b[j]
 					}
 				}
+				sa.v[t], sa.f32[t] = sc.ScoreFromStats(shufA, core.StatsInt64)
+				sb.v[t], sb.f32[t] = sc.ScoreFromStats(shufB, core.StatsInt64)
 			}
-			sa.v[t], sa.f32[t] = sc.ScoreFromStats(shufA, core.StatsInt64)
-			sb.v[t], sb.f32[t] = sc.ScoreFromStats(shufB, core.StatsInt64)
 		}
 		f32 := sa.allF32() && sb.allF32()
 		ds := make([]float64, trials)
@@ -306,6 +311,8 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 		}
 		res := Result{Score: score, PValue: pValue(ds, diff, f32), Mean: nan, HalfWidth: nan, Stderr: nan}
 		if confidence > 0 {
+			// The same generator, after the boolean matrix, draws the bootstrap indices.
+			g := *after
 			idx := make([]int64, confidence*n)
 			if err := g.Choice(int64(n), idx); err != nil {
 				return nil, fmt.Errorf("sacrebleu: %w", err)
@@ -327,15 +334,89 @@ func columnSums(st Stats) []float64 {
 	return sum
 }
 
-// wholeNumbers reports whether every statistic is an integer small enough that sums of a
-// corpus of them stay exact in float64.
-func wholeNumbers(st Stats) bool {
-	for _, x := range st.Data {
-		if x != math.Trunc(x) || math.Abs(x) > 1<<32 {
-			return false
+// swapTable holds, for every block of 8 segments and every subset of them, the sums of
+// (baseline − system) over the subset, for the statistics where the two systems differ
+// anywhere. It is reused across systems.
+type swapTable struct {
+	n, d   int
+	dims   []int   // statistics with a non-zero difference somewhere
+	blocks int     // ⌈n/8⌉
+	tab    []int32 // [block][subset][len(dims)]
+	acc    []int64
+}
+
+// build fills the table for one pair of systems. It is false, and the table unusable, when a
+// statistic is not a whole number or a difference could overflow the table's int32 entries.
+func (s *swapTable) build(bl, sys Stats) bool {
+	const limit = 1 << 27 // 8 differences of this size still fit an int32
+	n, d := bl.Rows(), bl.Dim
+	s.n, s.d, s.dims = n, d, s.dims[:0]
+	for j := 0; j < d; j++ {
+		differs := false
+		for i := 0; i < n; i++ {
+			a, b := bl.Data[i*d+j], sys.Data[i*d+j]
+			if a != math.Trunc(a) || b != math.Trunc(b) || math.Abs(a) > limit || math.Abs(b) > limit {
+				return false
+			}
+			differs = differs || a != b
+		}
+		if differs {
+			s.dims = append(s.dims, j)
+		}
+	}
+	k := len(s.dims)
+	s.blocks = (n + 7) / 8
+	if need := s.blocks * 256 * k; cap(s.tab) < need {
+		s.tab = make([]int32, need)
+	} else {
+		s.tab = s.tab[:need]
+	}
+	for blk := 0; blk < s.blocks; blk++ {
+		base := s.tab[blk*256*k : (blk+1)*256*k]
+		clear(base[:k])
+		for m := 1; m < 256; m++ {
+			low := bits.TrailingZeros8(uint8(m))
+			row, prev := base[m*k:m*k+k], base[(m&(m-1))*k:(m&(m-1))*k+k]
+			copy(row, prev)
+			if i := blk*8 + low; i < n {
+				for c, j := range s.dims {
+					row[c] += int32(bl.Data[i*d+j] - sys.Data[i*d+j])
+				}
+			}
 		}
 	}
 	return true
+}
+
+// sums returns, for every trial t, the sums of (baseline − system) over the segments whose
+// bit (t·n + i of pos) is set, as trials rows of len(dims). It walks the table block by block
+// so that one block's 256 subset sums stay in cache while every trial reads them. Bits past
+// the n segments of a trial (the next trial's) fall on table entries whose segments do not
+// exist, which add nothing.
+func (s *swapTable) sums(pos []uint64, trials int) []int64 {
+	k := len(s.dims)
+	if cap(s.acc) < trials*k {
+		s.acc = make([]int64, trials*k)
+	}
+	acc := s.acc[:trials*k]
+	clear(acc)
+	for blk := 0; blk < s.blocks; blk++ {
+		tab := s.tab[blk*256*k : (blk+1)*256*k]
+		for t := 0; t < trials; t++ {
+			b := t*s.n + blk*8
+			w, sh := b/64, uint(b%64)
+			v := pos[w] >> sh
+			if sh > 56 {
+				v |= pos[w+1] << (64 - sh)
+			}
+			row := tab[int(v&0xff)*k : int(v&0xff)*k+k]
+			a := acc[t*k : t*k+k]
+			for c, x := range row {
+				a[c] += int64(x)
+			}
+		}
+	}
+	return acc
 }
 
 // pValue is significance._compute_p_value: (1 + #{stats > diff}) / (len + 1). Comparing a
