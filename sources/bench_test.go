@@ -4,96 +4,26 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 
-	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
+	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
+	"github.com/evalstream/evalstream/sources/internal/fileread"
+	"github.com/evalstream/evalstream/sources/internal/valtest"
 )
 
-var benchWords = strings.Fields("the a cat dog sat on mat quickly brown fox jumps over lazy model output reference evaluation metric score café naïve 東京 über")
+func benchSentence(r *rand.Rand, n int) string { return valtest.BenchSentence(r, n) }
 
-func benchSentence(r *rand.Rand, n int) string {
-	w := make([]string, n)
-	for i := range w {
-		w[i] = benchWords[r.IntN(len(benchWords))]
-	}
-	return strings.Join(w, " ")
-}
-
-// benchLines returns n JSON lines shaped like evaluation records (~300 bytes each), with
-// fields the benchmark does not request.
-func benchLines(n int) [][]byte {
-	r := rand.New(rand.NewPCG(1, 2))
-	out := make([][]byte, n)
-	for i := range out {
-		rec := map[string]any{
-			"id":         i,
-			"prediction": benchSentence(r, 12+r.IntN(8)),
-			"references": []string{benchSentence(r, 14), benchSentence(r, 10)},
-			"label":      r.IntN(5),
-			"meta":       map[string]any{"source": "wmt", "lang": "de-en", "scores": []float64{0.25, 0.5}},
-		}
-		if i%10 == 0 {
-			rec["prediction"] = "quote \" and\nnewline " + benchSentence(r, 8)
-		}
-		b, _ := json.Marshal(rec)
-		out[i] = b
-	}
-	return out
-}
-
-func BenchmarkJSONLDecode(b *testing.B) {
-	lines := benchLines(4096)
-	var size int64
-	for _, l := range lines {
-		size += int64(len(l))
-	}
-	fields := []string{"prediction", "references", "label"}
-	d := newJSONDecoder(fields)
-	out := make([]core.Value, len(fields))
-	b.SetBytes(size / int64(len(lines)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	var ar arena
-	for i := 0; i < b.N; i++ {
-		if i%4096 == 0 {
-			ar = arena{} // a fresh batch
-		}
-		if _, rerr := d.decode(lines[i%len(lines)], out, &ar); rerr != nil {
-			b.Fatal(rerr)
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
-}
-
-// BenchmarkJSONLDecodeEncodingJSON is the baseline: encoding/json into a map.
-func BenchmarkJSONLDecodeEncodingJSON(b *testing.B) {
-	lines := benchLines(4096)
-	b.ReportAllocs()
-	for i := 0; i < b.N; i++ {
-		var m map[string]any
-		dec := json.NewDecoder(bytes.NewReader(lines[i%len(lines)]))
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil {
-			b.Fatal(err)
-		}
-		_ = core.FromJSON(m["prediction"])
-		_ = core.FromJSON(m["references"])
-		_ = core.FromJSON(m["label"])
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lines/s")
-}
+func benchLines(n int) [][]byte { return valtest.BenchLines(n) }
 
 func drainBench(b *testing.B, src pipeline.Source) int {
 	return drainBenchCtx(b, src, context.Background())
@@ -203,15 +133,15 @@ func BenchmarkArrowStringColumn(b *testing.B) {
 		idx  int
 	}{{"string", 0}, {"list<string>", 1}} {
 		b.Run(col.name, func(b *testing.B) {
-			bb := &batchBuilder{nf: 1}
+			bb := fileread.NewBuilder("", 0, 1)
 			for i := 0; i < n; i++ {
-				bb.add(int64(i), n)
+				bb.Add(int64(i), n)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				bb.ar = arena{}
-				fillColumn(rec.Column(col.idx), 0, bb.records, 0, &bb.ar)
+				bb.Ar = fileread.Arena{}
+				arrowsrc.FillColumn(rec.Column(col.idx), 0, bb.Records, 0, &bb.Ar)
 			}
 			b.ReportMetric(float64(b.N)*n/b.Elapsed().Seconds(), "rows/s")
 		})

@@ -14,6 +14,8 @@ import (
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
+	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
+	"github.com/evalstream/evalstream/sources/internal/fileread"
 )
 
 // drainDeferred reads a source like drain, but with a context asking for deferred decoding
@@ -111,7 +113,7 @@ func TestDeferredDecodeAgrees(t *testing.T) {
 				// (and columnar ones may be larger).
 				requireSameRecords(t, want, got, !columns || strings.Contains(name, "json"), fmt.Sprintf("%s batch %d columns %v", name, bs, columns))
 				for _, s := range got.sizes {
-					require.LessOrEqual(t, s, max(bs, columnarRows))
+					require.LessOrEqual(t, s, max(bs, arrowsrc.ColumnarRows))
 				}
 			}
 		}
@@ -187,7 +189,7 @@ func TestColumnarArrowBatches(t *testing.T) {
 							require.Zero(t, cb, msg)
 						}
 						for _, s := range got.sizes {
-							require.LessOrEqual(t, s, max(bs, columnarRows), msg)
+							require.LessOrEqual(t, s, max(bs, arrowsrc.ColumnarRows), msg)
 						}
 					}
 				}
@@ -226,57 +228,14 @@ func TestRecycledBodiesGiveSameRecords(t *testing.T) {
 	}
 }
 
-func TestBodyPool(t *testing.T) {
-	p := &bodyPool{}
-	small := p.Allocate(100)
-	require.Len(t, small, 100)
-	b := p.Allocate(5000)
-	require.Len(t, b, 5000)
-	require.Equal(t, 8192, cap(b))
-	b[0], b[4999] = 1, 2
-	b = p.Reallocate(6000, b) // fits the capacity: same buffer
-	require.Equal(t, byte(2), b[4999])
-	b2 := p.Reallocate(10000, b)
-	require.Equal(t, []byte{1, 2}, []byte{b2[0], b2[4999]})
-	require.Equal(t, 16384, cap(b2))
-	p.Free(b2)
-	again := p.Allocate(9000)
-	require.Equal(t, &b2[:1][0], &again[:1][0], "a freed buffer is handed out again")
-	p.Free(small) // not pooled
-	p.Free(make([]byte, 5000))
-	for i := 0; i < 100; i++ {
-		p.Free(make([]byte, 0, 1<<20))
-	}
-	require.LessOrEqual(t, p.bytes, poolKeepBytes)
-}
-
-func TestZeroingPool(t *testing.T) {
-	p := &bodyPool{zero: true}
-	b := p.Allocate(5000)
-	for i := range b {
-		b[i] = 0xff
-	}
-	p.Free(b)
-	b = p.Allocate(6000)
-	require.Equal(t, make([]byte, 6000), b, "a recycled buffer comes back zeroed")
-	for i := range b {
-		b[i] = 0xff
-	}
-	b = p.Reallocate(7000, b[:100])
-	require.Equal(t, make([]byte, 6900), b[100:], "grown bytes are zero")
-	require.Equal(t, byte(0xff), b[99])
-}
-
-// In deferred mode, line buffers are reused once every batch aliasing them is released:
-// lines (and Raw) stay intact until then, across many buffers, with long lines and gzip.
 func TestDeferredLineBuffersRecycled(t *testing.T) {
 	dir := t.TempDir()
 	var sb strings.Builder
 	n := 0
-	for sb.Len() < 5*jsonlChunk {
+	for sb.Len() < 5*fileread.LineChunkSize {
 		s := strings.Repeat(string(rune('a'+n%26)), 1+(n*7919)%3000)
 		if n%500 == 0 {
-			s = strings.Repeat("L", jsonlChunk+n) // longer than a buffer
+			s = strings.Repeat("L", fileread.LineChunkSize+n) // longer than a buffer
 		}
 		fmt.Fprintf(&sb, `{"s":"%s","n":%d}`+"\n", s, n)
 		n++

@@ -2,7 +2,6 @@ package sources
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,9 @@ import (
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
+
+	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
+	"github.com/evalstream/evalstream/sources/internal/fileread"
 )
 
 // Users' tools name files freely: HF datasets' save_to_disk writes Arrow IPC streams as
@@ -80,7 +82,7 @@ func sniff(head []byte, size int64) sniffed {
 		return sniffed{format: FormatArrow, binary: true, refused: errFeatherV1}
 	case len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b:
 		return sniffed{format: FormatJSONL}
-	case isArrowStream(head, size):
+	case arrowsrc.IsStream(head, size):
 		return sniffed{format: FormatArrows, binary: true}
 	}
 	text := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
@@ -91,50 +93,6 @@ func sniff(head []byte, size int64) sniffed {
 		return sniffed{jsonArray: true}
 	}
 	return sniffed{}
-}
-
-// isArrowStream reports whether head starts an Arrow IPC stream: a schema message after the
-// continuation marker 0xFFFFFFFF, or (streams written before Arrow 0.15) right after its
-// length. The message is verified when it lies in head, so that text or a stray file is not
-// taken for a stream; a marker alone is enough (no text starts with 0xFF bytes).
-func isArrowStream(head []byte, size int64) bool {
-	if len(head) < 8 {
-		return false
-	}
-	off := int64(4)
-	n := int64(binary.LittleEndian.Uint32(head))
-	marker := n == 0xFFFFFFFF
-	if marker {
-		off = 8
-		n = int64(int32(binary.LittleEndian.Uint32(head[4:])))
-		if n == 0 {
-			return size == 8 // an empty stream: only the end-of-stream marker
-		}
-	}
-	if n < 8 || n > size-off {
-		return false
-	}
-	if off+n > int64(len(head)) {
-		return marker
-	}
-	meta := head[off : off+n]
-	if _, err := verifyMessage(meta, size-off-n); err != nil {
-		return false
-	}
-	return messageType(meta) == fbHeaderSchema
-}
-
-// messageType is the header type of a verified message flatbuffer.
-func messageType(meta []byte) int {
-	v := &fbv{b: meta, budget: 2}
-	t, ok := v.table(int(v.u32(0)))
-	if !ok {
-		return 0
-	}
-	if p, present, ok := v.field(t, 1, 1); ok && present {
-		return int(v.b[p])
-	}
-	return 0
 }
 
 var errFeatherV1 = fmt.Errorf("%w: a Feather V1 file (magic FEA1, written by feather.write_feather(..., version=1) or pandas before 0.25), which evalstream does not read; "+
@@ -239,7 +197,7 @@ func (c FileConfig) resolve(path string) (string, error) {
 		return "", fmt.Errorf("sources: %w", err)
 	}
 	if s.refused != nil {
-		return "", fileError(path, "", s.refused)
+		return "", fileread.FileError(path, "", s.refused)
 	}
 	want := c.format()
 	if want == FormatAuto {
@@ -252,7 +210,7 @@ func (c FileConfig) resolve(path string) (string, error) {
 		return "", errCannotTell(path, s)
 	}
 	if s.format != "" && family(s.format) != family(want) && (s.binary || want != FormatJSONL) {
-		return "", fileError(path, "", fmt.Errorf("%w: the format is set to %s (--input-format / source.format), but the file is %s by its first bytes; set the format to %s or auto",
+		return "", fileread.FileError(path, "", fmt.Errorf("%w: the format is set to %s (--input-format / source.format), but the file is %s by its first bytes; set the format to %s or auto",
 			ErrFormat, want, describe(s.format), s.format))
 	}
 	if s.binary {

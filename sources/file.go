@@ -2,6 +2,13 @@
 // Arrow IPC files and streams, and Parquet. A source projects each record onto the fields
 // the pipeline asks for and hands out pipeline.Batch values.
 //
+// This package is the format-agnostic part: it selects files (paths, globs, directories),
+// tells each file's format (magic bytes, then extension) and opens the reader of that
+// format, one subpackage per format (jsonl, arrow, parquet; text and kafka are sources of
+// their own). The readers share the batch machinery of sources/internal/fileread. It may
+// import pipeline, metrics/core and its format subpackages, which never import it (only
+// sources/text does, for MaybeGunzip).
+//
 // Values follow core.FromJSON. JSON: a string is a String, an integer literal that fits
 // int64 an Int (any other number a Float, ±Inf on overflow), true/false a Bool, null Null, a
 // list of strings a StringList, a list of lists of strings StringLists, a list of numbers
@@ -29,21 +36,20 @@
 package sources
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
 
-	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
+	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
+	"github.com/evalstream/evalstream/sources/internal/fileread"
+	"github.com/evalstream/evalstream/sources/jsonl"
+	"github.com/evalstream/evalstream/sources/parquet"
 )
 
 // Sentinel errors. Errors returned by this package wrap one of them (or an *os.PathError /
@@ -53,19 +59,19 @@ var (
 	ErrNoFiles = errors.New("no input files")
 	// ErrFormat is returned for an unknown format name or a file whose format cannot be
 	// told from its extension.
-	ErrFormat = errors.New("unsupported input format")
+	ErrFormat = fileread.ErrFormat
 	// ErrCorrupt is wrapped when a file cannot be decoded (truncated or malformed gzip,
 	// Arrow or Parquet data).
-	ErrCorrupt = errors.New("corrupt input file")
+	ErrCorrupt = fileread.ErrCorrupt
 )
 
 // Format names accepted by FileConfig.Format.
 const (
-	FormatAuto    = "auto"
-	FormatJSONL   = "jsonl"
-	FormatArrow   = "arrow"
-	FormatArrows  = "arrows"
-	FormatParquet = "parquet"
+	FormatAuto    = fileread.FormatAuto
+	FormatJSONL   = fileread.FormatJSONL
+	FormatArrow   = fileread.FormatArrow
+	FormatArrows  = fileread.FormatArrows
+	FormatParquet = fileread.FormatParquet
 )
 
 // DefaultBatchSize is used by OpenFiles when batchSize <= 0.
@@ -125,13 +131,13 @@ func Expand(c FileConfig) ([]string, error) {
 	}
 	out := make([]string, len(fis))
 	for i, fi := range fis {
-		out[i] = fi.path
+		out[i] = fi.Path
 	}
 	return out, nil
 }
 
 // expand returns the selected files, in sorted order, with the format each is read with.
-func expand(c FileConfig) ([]fileInfo, error) {
+func expand(c FileConfig) ([]fileread.Info, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -192,7 +198,7 @@ func expand(c FileConfig) ([]fileInfo, error) {
 	}
 	slices.Sort(files)
 	files = slices.Compact(files)
-	out := make([]fileInfo, 0, len(files))
+	out := make([]fileread.Info, 0, len(files))
 	for _, p := range files {
 		f, err := c.resolve(p)
 		if err != nil {
@@ -202,7 +208,7 @@ func expand(c FileConfig) ([]fileInfo, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sources: %w", err)
 		}
-		out = append(out, fileInfo{path: p, format: f, size: st.Size()})
+		out = append(out, fileread.Info{Path: p, Format: f, Size: st.Size()})
 	}
 	return out, nil
 }
@@ -215,42 +221,6 @@ func describeFormat(f string) string {
 }
 
 func hasMeta(p string) bool { return strings.ContainsAny(p, `*?[\`) }
-
-// fileReader reads the records of one file into batches.
-type fileReader interface {
-	// fill appends up to n records to b. It returns io.EOF (possibly with records added)
-	// at the end of the file.
-	fill(b *batchBuilder, n int) error
-	// bytesRead is how many bytes of the file were consumed so far.
-	bytesRead() int64
-	close() error
-}
-
-type fileInfo struct {
-	path   string
-	format string
-	size   int64
-}
-
-// fileSource reads a list of files in order. It is used by a single goroutine.
-type fileSource struct {
-	files     []fileInfo
-	fields    []string
-	batchSize int
-	maxRecord int
-	mem       memory.Allocator
-	total     int64
-
-	idx      int        // index of the current file
-	cur      fileReader // nil between files
-	reported int64      // bytes of the current file already reported in batches
-	pending  int64      // bytes of finished empty files not reported yet
-	batchNo  int        // batches emitted from the current file
-	outRows  int64      // records of the batches emitted so far
-	outBytes int64      // bytes of the batches emitted so far
-	closed   bool
-	decoders sync.Pool // *jsonDecoder for deferred decoding
-}
 
 // OpenFiles opens a pipeline.Source reading every selected file in sorted order, projecting
 // each record onto fields (record values in that order; a missing field is
@@ -290,7 +260,7 @@ func OpenFiles(c FileConfig, fields []string, batchSize int, maxRecordBytes int)
 	return openFiles(c, fields, batchSize, maxRecordBytes, memory.DefaultAllocator)
 }
 
-func openFiles(c FileConfig, fields []string, batchSize, maxRecordBytes int, mem memory.Allocator) (*fileSource, error) {
+func openFiles(c FileConfig, fields []string, batchSize, maxRecordBytes int, mem memory.Allocator) (*fileread.Source, error) {
 	fis, err := expand(c)
 	if err != nil {
 		return nil, err
@@ -301,283 +271,18 @@ func openFiles(c FileConfig, fields []string, batchSize, maxRecordBytes int, mem
 	if maxRecordBytes < 0 {
 		maxRecordBytes = 0
 	}
-	s := &fileSource{fields: slices.Clone(fields), batchSize: batchSize, maxRecord: maxRecordBytes, mem: mem}
-	for _, fi := range fis {
-		s.files = append(s.files, fi)
-		s.total += fi.size
-	}
-	if len(s.files) >= 1<<(64-seqRowBits) {
-		return nil, fmt.Errorf("sources: %d files selected, at most %d supported", len(s.files), 1<<(64-seqRowBits)-1)
-	}
-	return s, nil
+	return fileread.NewSource(fis, fields, batchSize, maxRecordBytes, mem, open)
 }
 
-var (
-	_ pipeline.Source = (*fileSource)(nil)
-	_ pipeline.Sizer  = (*fileSource)(nil)
-)
-
-// TotalBytes is the total size of the selected files (pipeline.Sizer).
-func (s *fileSource) TotalBytes() int64 { return s.total }
-
-// Next returns the next batch, or io.EOF after the last one.
-func (s *fileSource) Next(ctx context.Context) (*pipeline.Batch, error) {
-	if s.closed {
-		return nil, errors.New("sources: Next on a closed source")
-	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if s.cur == nil {
-			if s.idx >= len(s.files) {
-				return nil, io.EOF
-			}
-			r, err := s.open(s.files[s.idx])
-			if err != nil {
-				s.idx = len(s.files) // a failed source stays failed
-				return nil, err
-			}
-			s.cur, s.reported, s.batchNo = r, 0, 0
-		}
-		fi := s.files[s.idx]
-		b := newBatchBuilder(s, fi.path, s.idx)
-		b.deferred = pipeline.DeferredDecode(ctx)
-		b.columns = pipeline.ColumnsAccepted(ctx)
-		err := s.cur.fill(b, s.nextBatchSize(pipeline.Consumers(ctx)))
-		if err != nil && err != io.EOF {
-			b.release()
-			s.closeCurrent()
-			s.idx = len(s.files)
-			return nil, err
-		}
-		var nbytes int64
-		if err == io.EOF {
-			if cerr := s.cur.close(); cerr != nil {
-				b.release()
-				s.cur = nil
-				s.idx = len(s.files)
-				return nil, fmt.Errorf("sources: close %s: %w", fi.path, cerr)
-			}
-			s.cur = nil
-			s.idx++
-			nbytes = max(fi.size-s.reported, 0)
-		} else {
-			nbytes = max(min(s.cur.bytesRead(), fi.size)-s.reported, 0)
-		}
-		s.reported += nbytes
-		if b.rows == 0 {
-			s.pending += nbytes
-			b.release()
-			continue
-		}
-		s.batchNo++
-		batch := b.finish()
-		batch.Bytes = nbytes + s.pending
-		s.pending = 0
-		s.outRows += int64(b.rows)
-		s.outBytes += batch.Bytes
-		return batch, nil
-	}
-}
-
-// nextBatchSize is the number of records of the next batch. With several consumers, the last
-// batches of the input shrink to a share of what is left (estimated from the bytes per record
-// so far), down to tailBatchMin records, so that the consumers finish at about the same time:
-// with full batches to the end, all but one of them would wait for up to a whole batch. The
-// results never depend on where batches end.
-func (s *fileSource) nextBatchSize(consumers int) int {
-	const tailBatchMin = 64
-	n := s.batchSize
-	if consumers < 2 || n <= tailBatchMin || s.outRows == 0 || s.outBytes <= 0 {
-		return n
-	}
-	left := float64(max(s.total-s.outBytes, 0)) * float64(s.outRows) / float64(s.outBytes)
-	return int(max(min(left/float64(2*consumers), float64(n)), tailBatchMin))
-}
-
-func (s *fileSource) open(fi fileInfo) (r fileReader, err error) {
-	switch fi.format {
+// open opens the reader of the file's format.
+func open(fi fileread.Info, o *fileread.Options) (fileread.Reader, error) {
+	switch fi.Format {
 	case FormatJSONL:
-		return openJSONL(fi, s)
-	case FormatArrow, FormatArrows, FormatParquet:
-		return openArrowish(fi, s)
+		return jsonl.Open(fi, o)
+	case FormatArrow, FormatArrows:
+		return arrowsrc.Open(fi, o)
+	case FormatParquet:
+		return parquet.Open(fi, o)
 	}
-	return nil, fmt.Errorf("sources: %s: %w %q", fi.path, ErrFormat, fi.format)
-}
-
-func (s *fileSource) closeCurrent() {
-	if s.cur != nil {
-		_ = s.cur.close()
-		s.cur = nil
-	}
-}
-
-// Close releases the open file, if any. It is safe to call more than once.
-func (s *fileSource) Close() error {
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	if s.cur != nil {
-		err := s.cur.close()
-		s.cur = nil
-		if err != nil {
-			return fmt.Errorf("sources: close %s: %w", s.files[s.idx].path, err)
-		}
-	}
-	return nil
-}
-
-// seqRowBits is how many low bits of Record.Seq hold the row within its file; the high bits
-// hold the file's index in sorted order.
-const seqRowBits = 40
-
-func seqOf(file int, row int64) uint64 { return uint64(file)<<seqRowBits | uint64(row) }
-
-// batchBuilder accumulates the records of one batch and the resources they alias.
-type batchBuilder struct {
-	path    string
-	file    int
-	nf      int
-	records []pipeline.Record
-	values  []core.Value // backing array of every record's Values
-	ar      arena
-	held    []interface{ Release() } // Arrow records the batch's strings alias
-	rows    int                      // records in the batch, built or not yet (columns)
-
-	// Deferred decoding (pipeline.DeferredDecode): the reader only splits the input and
-	// decode finishes the batch on the consumer's goroutine.
-	deferred bool
-	columns  bool // the consumer also accepts columns (pipeline.ColumnsAccepted)
-	decode   func(b *batchBuilder) error
-	cols     *pipeline.Columns
-	segs     []arrowSeg   // Arrow rows to convert (deferred)
-	rb       *recBuf      // where records and values came from, recycled on Release
-	chunks   []*lineChunk // JSON line buffers the batch aliases (deferred: released on Release)
-}
-
-// useChunk notes that the batch aliases c. A deferred batch holds a reference until Release;
-// a plain one pins c for good (its Raw stays valid after Release).
-func (b *batchBuilder) useChunk(c *lineChunk) {
-	if c == nil {
-		return
-	}
-	if !b.deferred {
-		c.pinned.Store(true)
-		return
-	}
-	if n := len(b.chunks); n > 0 && b.chunks[n-1] == c {
-		return
-	}
-	c.refs.Add(1)
-	b.chunks = append(b.chunks, c)
-}
-
-// recBuf is the records and values backing arrays of a batch. Release hands them to the next
-// batch (through recBufs), so reading a file does not allocate (and zero, and later collect)
-// a few hundred bytes per record.
-type recBuf struct {
-	records []pipeline.Record
-	values  []core.Value
-	ar      arena // the batch's arena, kept with the arrays it last carved from
-}
-
-var recBufs sync.Pool // *recBuf
-
-func getRecBuf(n, nf int) *recBuf {
-	if rb, _ := recBufs.Get().(*recBuf); rb != nil && cap(rb.records) >= n && cap(rb.values) >= n*nf {
-		return rb
-	}
-	return &recBuf{records: make([]pipeline.Record, 0, n), values: make([]core.Value, 0, n*nf)}
-}
-
-func newBatchBuilder(s *fileSource, path string, file int) *batchBuilder {
-	return &batchBuilder{path: path, file: file, nf: len(s.fields)}
-}
-
-// add appends a record for row and returns it; its Values are all Missing.
-func (b *batchBuilder) add(row int64, capHint int) *pipeline.Record {
-	if b.records == nil {
-		b.rb = getRecBuf(capHint, b.nf)
-		b.records, b.values = b.rb.records[:0], b.rb.values[:0]
-		if len(b.ar.strs)+len(b.ar.lists)+len(b.ar.floats)+len(b.ar.bytes) == 0 {
-			b.ar = b.rb.ar // nothing carved yet: reuse the recycled arena
-			b.ar.reset()
-		}
-	}
-	if len(b.values)+b.nf > cap(b.values) {
-		// Never reallocate: earlier records point into the old backing array.
-		b.values = make([]core.Value, 0, max(capHint, 16)*b.nf)
-	}
-	start := len(b.values)
-	b.values = b.values[:start+b.nf]
-	clear(b.values[start:]) // a recycled array holds values of an earlier batch
-	b.records = append(b.records, pipeline.Record{
-		Values: b.values[start : start+b.nf : start+b.nf],
-		Seq:    seqOf(b.file, row),
-		Pos:    pipeline.Position{File: b.path, Row: row},
-	})
-	b.rows++
-	return &b.records[len(b.records)-1]
-}
-
-func (b *batchBuilder) release() {
-	for _, h := range b.held {
-		h.Release()
-	}
-	b.held = nil
-	if b.rb != nil {
-		recBufs.Put(b.rb)
-		b.rb = nil
-	}
-	for _, c := range b.chunks {
-		c.release()
-	}
-	b.chunks = nil
-}
-
-func (b *batchBuilder) finish() *pipeline.Batch {
-	batch := &pipeline.Batch{Records: b.records, Columns: b.cols}
-	if b.decode != nil {
-		var once sync.Once
-		var err error
-		batch.Decode = func() error {
-			once.Do(func() {
-				err = b.decode(b)
-				b.decode, b.segs = nil, nil
-				batch.Records = b.records
-			})
-			return err
-		}
-	}
-	if len(b.held) > 0 || b.rb != nil || len(b.chunks) > 0 {
-		held, chunks := b.held, b.chunks
-		b.held, b.chunks = nil, nil
-		var done atomic.Bool
-		batch.Release = func() {
-			if done.CompareAndSwap(false, true) {
-				for _, h := range held {
-					h.Release()
-				}
-				if rb := b.rb; rb != nil {
-					b.rb = nil
-					rb.ar = b.ar
-					recBufs.Put(rb)
-				}
-				for _, c := range chunks {
-					c.release()
-				}
-			}
-		}
-	}
-	return batch
-}
-
-// fileError names the file (and where in it) an error happened.
-func fileError(path, where string, err error) error {
-	if where != "" {
-		return fmt.Errorf("sources: %s: %s: %w", path, where, err)
-	}
-	return fmt.Errorf("sources: %s: %w", path, err)
+	return nil, fmt.Errorf("sources: %s: %w %q", fi.Path, ErrFormat, fi.Format)
 }

@@ -17,58 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/sources/internal/fileread"
 )
-
-// gotRec is a record copied out of a batch (values in canonical form).
-type gotRec struct {
-	Seq  uint64
-	File string
-	Row  int64
-	Vals []string
-	Raw  string
-	Err  string
-}
-
-type drained struct {
-	recs  []gotRec
-	sizes []int // records per batch
-	files []string
-	bytes int64
-}
-
-// drain reads a source to the end, releasing every batch after copying it out.
-func drain(t testing.TB, src pipeline.Source) drained {
-	t.Helper()
-	var d drained
-	for {
-		b, err := src.Next(context.Background())
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		require.NotEmpty(t, b.Records)
-		d.sizes = append(d.sizes, len(b.Records))
-		d.files = append(d.files, b.Records[0].Pos.File)
-		d.bytes += b.Bytes
-		for _, r := range b.Records {
-			require.Equal(t, b.Records[0].Pos.File, r.Pos.File, "a batch spans files")
-			g := gotRec{Seq: r.Seq, File: r.Pos.File, Row: r.Pos.Row, Vals: canonAll(r.Values), Raw: string(r.Raw)}
-			if r.Err != nil {
-				g.Err = r.Err.Error()
-			}
-			d.recs = append(d.recs, g)
-		}
-		if b.Release != nil {
-			b.Release()
-			b.Release() // idempotent
-		}
-	}
-	_, err := src.Next(context.Background())
-	require.ErrorIs(t, err, io.EOF)
-	require.NoError(t, src.Close())
-	require.NoError(t, src.Close())
-	return d
-}
 
 func writeFile(t testing.TB, path, content string) string {
 	t.Helper()
@@ -237,7 +187,7 @@ func repeat(v, n int) []int {
 
 func TestJSONLRecordTooLarge(t *testing.T) {
 	dir := t.TempDir()
-	big := `{"a":"` + strings.Repeat("x", 3*jsonlChunk) + `"}`
+	big := `{"a":"` + strings.Repeat("x", 3*fileread.LineChunkSize) + `"}`
 	content := `{"a":"1"}` + "\n" + big + "\n" + `{"a":"2"}` + "\n" + `{"a":"` + strings.Repeat("y", 50) + `"}` + "\n" + big
 	p := writeFile(t, filepath.Join(dir, "big.jsonl"), content)
 	for _, limit := range []int{20, 1000, 0} {
@@ -272,7 +222,7 @@ func TestJSONLLongLinesAcrossChunks(t *testing.T) {
 	dir := t.TempDir()
 	var sb strings.Builder
 	var want []string
-	for i := 0; sb.Len() < 3*jsonlChunk; i++ {
+	for i := 0; sb.Len() < 3*fileread.LineChunkSize; i++ {
 		s := strings.Repeat(string(rune('a'+i%26)), 1+(i*7919)%5000)
 		want = append(want, s)
 		sb.WriteString(`{"s":"` + s + `"}` + "\n")

@@ -13,6 +13,8 @@ import (
 
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/stats"
 	"github.com/evalstream/evalstream/pipeline"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sinks/htmlreport"
@@ -551,6 +553,13 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 		}
 		if d.Memory != "" {
 			fmt.Fprintf(&b, "  memory:   %s\n", d.Memory)
+		}
+		if err == nil {
+			ci := "no interval (not a score)"
+			if d.Direction != core.DirectionNone {
+				ci = "poisson: " + stats.ReplicateCost(m.Metric)
+			}
+			fmt.Fprintf(&b, "  ci:       %s\n", ci)
 		}
 		b.WriteString("\n")
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// parquetMetrics score the columns of sources/testdata/parquet, one run each (a record
+// parquetMetrics score the columns of sources/parquet/testdata/parquet, one run each (a record
 // missing a field of any metric would be rejected for all): correlations between decimals
 // of every physical type and integers or floats, classification of integers against scale-0
 // decimals, BLEU of strings against lists. Records with a null or out-of-range field are
@@ -35,7 +35,7 @@ var parquetMetrics = []string{
 var inputPosition = regexp.MustCompile(`"[^"]*\.(?:jsonl|parquet):(\d+)"`)
 
 func TestParquetWritersScoreAsJSONL(t *testing.T) {
-	data, err := filepath.Abs(filepath.Join("..", "..", "sources", "testdata", "parquet"))
+	data, err := filepath.Abs(filepath.Join("..", "..", "sources", "parquet", "testdata", "parquet"))
 	require.NoError(t, err)
 	dir := t.TempDir()
 	runs := 0

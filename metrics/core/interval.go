@@ -23,3 +23,20 @@ type Interval struct {
 type ReplicaAdder interface {
 	AddReplicas(ex *Example, states []State, weights []int64)
 }
+
+// SumVectorState is implemented by states whose value is a function of a fixed-length
+// vector of integer sums (for some configurations: VectorLen returns 0 for the others).
+// The bootstrap then keeps its replicates as one block of vectors, updated in a tight loop,
+// instead of one state per replicate.
+type SumVectorState interface {
+	State
+	// VectorLen is the length of the vector, or 0 when the state's value needs more.
+	VectorLen() int
+	// AddVector folds ex into the receiver like Add(ex, 1) and writes ex's contribution to
+	// the sums into dst (of length VectorLen). It reports false, writing nothing, when ex
+	// contributes nothing. It retains neither ex nor dst.
+	AddVector(ex *Example, dst []int64) bool
+	// VectorResult is the value (without details) of a state of the receiver's metric whose
+	// sums are v. It changes neither the receiver nor v.
+	VectorResult(v []int64) Result
+}

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 
@@ -56,38 +57,54 @@ func (b *Bootstrap) Signature() string { return b.sig }
 // NewState implements core.Metric. Replicates are allocated at the first Add, so empty
 // states (most slices of a fresh worker) stay small.
 func (b *Bootstrap) NewState() core.State {
-	return &BootstrapState{m: b, Main: b.Metric.NewState()}
+	st := &BootstrapState{m: b, Main: b.Metric.NewState()}
+	if vs, ok := st.Main.(core.SumVectorState); ok {
+		st.dim = vs.VectorLen()
+	}
+	return st
 }
 
 // BootstrapState is a main state and its replicates. It is not safe for concurrent use.
 type BootstrapState struct {
 	m    *Bootstrap
 	Main core.State
-	// Reps holds one state per replicate, or nil while nothing was added.
+	// Reps holds one state per replicate, or nil while nothing was added. When Main is a
+	// core.SumVectorState with a vector of length dim > 0, Reps stays nil and vec holds the
+	// replicates' sums instead, replicate b at vec[b·dim : (b+1)·dim].
 	Reps []core.State
-	ws   []int64
+	dim  int
+	vec  []int64
+	row  []int64 // scratch: one record's contribution
+	// sel and ws are scratch: the replicates a record goes to and its weights there.
+	sel []core.State
+	ws  []int64
 }
 
+// weightsMemo holds a record's weights in sparse form: the replicates with a non-zero
+// weight (63% of them) and those weights, so that folds loop without a branch per replicate.
 type weightsMemo struct {
 	unit uint64
-	w    []uint8
+	idx  []int32
+	w    []int64
 }
 
-// weights returns the record's Poisson weights, shared through the memo by every metric
-// and slice the record is folded into.
-func (s *BootstrapState) weights(ex *core.Example) []uint8 {
+// weights returns the record's non-zero Poisson weights, shared through the memo by every
+// metric and slice the record is folded into.
+func (s *BootstrapState) weights(ex *core.Example) *weightsMemo {
 	v, current := ex.Memo.Lookup(s.m.memo)
 	wm, _ := v.(*weightsMemo)
 	if current && wm.unit == ex.Unit {
-		return wm.w
+		return wm
 	}
+	B := s.m.Config.Resamples
 	if wm == nil {
-		wm = &weightsMemo{w: make([]uint8, s.m.Config.Resamples)}
+		wm = &weightsMemo{idx: make([]int32, B+1), w: make([]int64, B+1)}
 	}
 	wm.unit = ex.Unit
-	PoissonWeights(s.m.Config.Seed, ex.Unit, wm.w)
+	n := sparseWeights(s.m.Config.Seed, ex.Unit, B, wm.idx[:B+1], wm.w[:B+1])
+	wm.idx, wm.w = wm.idx[:n], wm.w[:n]
 	ex.Memo.Store(s.m.memo, wm)
-	return wm.w
+	return wm
 }
 
 func (s *BootstrapState) ensureReps() {
@@ -101,22 +118,63 @@ func (s *BootstrapState) ensureReps() {
 
 // Add implements core.State: the main state gets weight, replicate b gets weight·w_b.
 func (s *BootstrapState) Add(ex *core.Example, weight int64) {
-	s.Main.Add(ex, weight)
-	w := s.weights(ex)
-	s.ensureReps()
-	if ra, ok := s.Main.(core.ReplicaAdder); ok {
-		if s.ws == nil {
-			s.ws = make([]int64, len(w))
-		}
-		for i, x := range w {
-			s.ws[i] = int64(x) * weight
-		}
-		ra.AddReplicas(ex, s.Reps, s.ws)
+	if s.dim > 0 {
+		s.addVector(ex, weight)
 		return
 	}
-	for i, x := range w {
-		if x != 0 {
-			s.Reps[i].Add(ex, int64(x)*weight)
+	s.Main.Add(ex, weight)
+	wm := s.weights(ex)
+	s.ensureReps()
+	s.sel, s.ws = s.sel[:0], s.ws[:0]
+	for k, b := range wm.idx {
+		s.sel = append(s.sel, s.Reps[b])
+		s.ws = append(s.ws, wm.w[k]*weight)
+	}
+	if ra, ok := s.Main.(core.ReplicaAdder); ok {
+		ra.AddReplicas(ex, s.sel, s.ws)
+		return
+	}
+	for k, st := range s.sel {
+		st.Add(ex, s.ws[k])
+	}
+}
+
+func (s *BootstrapState) addVector(ex *core.Example, weight int64) {
+	vs := s.Main.(core.SumVectorState)
+	if weight != 1 {
+		vs.Add(ex, weight-1)
+	}
+	if s.row == nil {
+		s.row = make([]int64, s.dim)
+	}
+	if !vs.AddVector(ex, s.row) {
+		return
+	}
+	wm := s.weights(ex)
+	if s.vec == nil {
+		s.vec = make([]int64, s.dim*s.m.Config.Resamples)
+	}
+	addRows(s.vec, s.row, wm.idx, wm.w, weight)
+}
+
+// addRows adds weight·w[k]·row to row idx[k] of vec (rows of len(row)), for every k. It
+// is the bootstrap's inner loop: unrolled by four, without bounds checks inside.
+func addRows(vec, row []int64, idx []int32, w []int64, weight int64) {
+	d := len(row)
+	w = w[:len(idx)]
+	for k, b := range idx {
+		m := w[k] * weight
+		dst := vec[int(b)*d:][:d]
+		j := 0
+		for ; j+4 <= d; j += 4 {
+			r, t := row[j:j+4:j+4], dst[j:j+4:j+4]
+			t[0] += m * r[0]
+			t[1] += m * r[1]
+			t[2] += m * r[2]
+			t[3] += m * r[3]
+		}
+		for ; j < d; j++ {
+			dst[j] += m * row[j]
 		}
 	}
 }
@@ -140,6 +198,14 @@ func (s *BootstrapState) Merge(other core.State) error {
 	}
 	if err := s.Main.Merge(o.Main); err != nil {
 		return err
+	}
+	if o.vec != nil {
+		if s.vec == nil {
+			s.vec = make([]int64, len(o.vec))
+		}
+		for i, x := range o.vec {
+			s.vec[i] += x
+		}
 	}
 	if o.Reps == nil {
 		return nil
@@ -167,6 +233,13 @@ func (s *BootstrapState) Result() core.Result {
 // state has no replicates yet).
 func (s *BootstrapState) ReplicateValues() []any {
 	out := make([]any, s.m.Config.Resamples)
+	if s.vec != nil {
+		vs := s.Main.(core.SumVectorState)
+		for b := range out {
+			out[b] = vs.VectorResult(s.vec[b*s.dim : (b+1)*s.dim]).Value
+		}
+		return out
+	}
 	if s.Reps == nil {
 		return out
 	}
@@ -228,7 +301,16 @@ func (s *BootstrapState) MarshalBinary() ([]byte, error) {
 		return nil, err
 	}
 	e.String(string(mb))
-	e.Bool(s.Reps != nil)
+	// 0: no replicates yet, 1: one state per replicate, 2: the block of sum vectors.
+	switch {
+	case s.vec != nil:
+		e.Byte(2)
+		e.Int64s(s.vec)
+	case s.Reps != nil:
+		e.Byte(1)
+	default:
+		e.Byte(0)
+	}
 	for _, r := range s.Reps {
 		rb, err := r.MarshalBinary()
 		if err != nil {
@@ -253,7 +335,16 @@ func (b *Bootstrap) DecodeState(data []byte) (core.State, error) {
 		return nil, err
 	}
 	st.Main = main
-	if d.Bool() {
+	if vs, ok := main.(core.SumVectorState); ok {
+		st.dim = vs.VectorLen()
+	}
+	switch kind := d.Byte(); {
+	case kind == 2 && st.dim > 0:
+		st.vec = d.Int64s()
+		if d.Err() == nil && len(st.vec) != st.dim*b.Config.Resamples {
+			return nil, fmt.Errorf("%w: bootstrap state holds %d sums, want %d", core.ErrCorruptState, len(st.vec), st.dim*b.Config.Resamples)
+		}
+	case kind == 1 && st.dim == 0:
 		st.Reps = make([]core.State, b.Config.Resamples)
 		for i := range st.Reps {
 			rb := d.String()
@@ -264,6 +355,8 @@ func (b *Bootstrap) DecodeState(data []byte) (core.State, error) {
 				return nil, err
 			}
 		}
+	case kind != 0 && d.Err() == nil:
+		return nil, fmt.Errorf("%w: bootstrap replicates of kind %d", core.ErrCorruptState, kind)
 	}
 	if err := d.Finish(); err != nil {
 		return nil, err
@@ -273,3 +366,16 @@ func (b *Bootstrap) DecodeState(data []byte) (core.State, error) {
 
 // ErrNoReplicates is wrapped when a paired test or interval needs replicates a state lacks.
 var ErrNoReplicates = errors.New("state has no bootstrap replicates")
+
+// ReplicateCost says, for `evalstream list`, how the bootstrap keeps the replicates of m
+// (with its default options) and what one replicate costs in memory.
+func ReplicateCost(m core.Metric) string {
+	st := m.NewState()
+	if vs, ok := st.(core.SumVectorState); ok && vs.VectorLen() > 0 {
+		return fmt.Sprintf("a vector of %d integers per replicate (%d bytes; B = 1000: %d KiB per state)", vs.VectorLen(), 8*vs.VectorLen(), 8*vs.VectorLen()*1000/1024)
+	}
+	if _, ok := st.(core.ReplicaAdder); ok {
+		return "one state per replicate (its memory as above), the record decoded once for all"
+	}
+	return "one state per replicate (its memory as above), the record folded into each"
+}

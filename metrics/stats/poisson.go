@@ -9,27 +9,52 @@ import (
 	"math"
 )
 
-// poissonThresholds[k] is P(X <= k)·2^32 for X ~ Poisson(1), rounded down: a uniform 32-bit
-// draw u gives the smallest k with u < poissonThresholds[k]. The last entry is 2^32, so
-// the search always ends (P(X > 12) < 2^-32 is folded into 12).
-var poissonThresholds = func() [13]uint64 {
-	var t [13]uint64
+// poissonThresholds[k] is P(X <= k)·2^16 for X ~ Poisson(1), rounded to nearest: a
+// uniform 16-bit draw u gives the smallest k with u < poissonThresholds[k]. Sixteen bits
+// per draw let one 64-bit hash give four weights; each probability P(X = k) is then off
+// by less than 2^-16, far below the Monte Carlo error of any bootstrap. The last entry
+// is 2^16, so the search always ends.
+var poissonThresholds = func() [10]uint64 {
+	var t [10]uint64
 	p, cdf := math.Exp(-1), 0.0
 	for k := range t {
 		cdf += p
 		p /= float64(k + 1)
-		t[k] = uint64(math.Floor(cdf * (1 << 32)))
+		t[k] = uint64(math.Round(cdf * (1 << 16)))
 	}
-	t[len(t)-1] = 1 << 32
+	t[len(t)-1] = 1 << 16
 	return t
 }()
 
-func poisson1(u uint32) uint8 {
+// poissonByte[i] is the Poisson(1) draw of every u in [i·256, (i+1)·256) when they all
+// give the same one, else 255: one table load settles 97% of draws without a branch that
+// could mispredict.
+var poissonByte = func() [256]uint8 {
+	var t [256]uint8
+	for i := range t {
+		lo, hi := poissonSlow(uint64(i)<<8), poissonSlow(uint64(i)<<8|0xff)
+		t[i] = 255
+		if lo == hi {
+			t[i] = lo
+		}
+	}
+	return t
+}()
+
+func poissonSlow(u uint64) uint8 {
 	k := 0
-	for uint64(u) >= poissonThresholds[k] {
+	for u >= poissonThresholds[k] {
 		k++
 	}
 	return uint8(k)
+}
+
+// poisson1 maps a uniform 16-bit draw to Poisson(1).
+func poisson1(u uint64) uint8 {
+	if k := poissonByte[u>>8&0xff]; k != 255 {
+		return k
+	}
+	return poissonSlow(u & 0xffff)
 }
 
 // mix64 is splitmix64's finaliser: a bijection of uint64 whose outputs for consecutive
@@ -52,17 +77,46 @@ const golden = 0x9e3779b97f4a7c15
 // identical whatever the workers, batches or merge order, and what pairs two systems
 // scored on the same units with the same seed.
 func PoissonWeights(seed, unit uint64, dst []uint8) {
-	base := mix64(mix64(seed+golden) ^ mix64(unit^0x5851f42d4c957f2d))
-	b := 0
-	for c := uint64(0); b < len(dst); c++ {
-		h := mix64(base + c*golden)
-		dst[b] = poisson1(uint32(h))
-		b++
-		if b < len(dst) {
-			dst[b] = poisson1(uint32(h >> 32))
-			b++
-		}
+	g := newDraws(seed, unit)
+	for b := range dst {
+		dst[b] = g.next()
 	}
+}
+
+// draws generates the weights of one unit, four per 64-bit hash.
+type draws struct {
+	base, c, h uint64
+	left       int
+}
+
+func newDraws(seed, unit uint64) draws {
+	return draws{base: mix64(mix64(seed+golden) ^ mix64(unit^0x5851f42d4c957f2d))}
+}
+
+func (g *draws) next() uint8 {
+	if g.left == 0 {
+		g.h = mix64(g.base + g.c*golden)
+		g.c++
+		g.left = 4
+	}
+	u := g.h & 0xffff
+	g.h >>= 16
+	g.left--
+	return poisson1(u)
+}
+
+// sparseWeights writes the replicates with a non-zero weight for the unit to idx and
+// their weights to w (both of length at least n+1) and returns how many there are. The
+// same draws as PoissonWeights, compacted without a branch per replicate.
+func sparseWeights(seed, unit uint64, n int, idx []int32, w []int64) int {
+	g := newDraws(seed, unit)
+	k := 0
+	for b := 0; b < n; b++ {
+		x := g.next()
+		idx[k], w[k] = int32(b), int64(x)
+		k += int((uint(x) + 255) >> 8)
+	}
+	return k
 }
 
 // UnitOfText is the resampling unit of a key given as text (a key field's value).

@@ -14,8 +14,10 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/stats"
 	"github.com/evalstream/evalstream/pipeline"
-	"github.com/evalstream/evalstream/sources"
+	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
+	"github.com/evalstream/evalstream/sources/jsonl"
 )
 
 // Metadata field names. A record field of the same name, when present in the message,
@@ -72,7 +74,7 @@ type Decoder struct {
 	meta     []metaKind
 	hasMeta  bool // some field is metadata
 	header   []string
-	json     *sources.JSONDecoder
+	json     *jsonl.Decoder
 
 	// Chunks records are carved from. A full chunk is dropped, so the records carved from
 	// it keep it; the current chunks are reused after Reset.
@@ -93,7 +95,7 @@ func NewDecoder(format string, fields []string, maxRecordBytes int) *Decoder {
 		d.maxBytes = DefaultMaxRecordBytes
 	}
 	if format != "arrow" {
-		d.json = sources.NewJSONDecoder(fields)
+		d.json = jsonl.NewDecoder(fields)
 	}
 	for i, f := range fields {
 		switch {
@@ -181,6 +183,7 @@ func (d *Decoder) Decode(m *kafkago.Message) []pipeline.Record {
 	recs := d.one()
 	r := &recs[0]
 	r.Seq = seqOf(m.Partition, m.Offset)
+	r.Unit = unitOf(m)
 	r.Pos = pipeline.Position{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Row: -1}
 	r.Raw = d.own(m.Value)
 	r.Values = d.values()
@@ -201,12 +204,23 @@ func (d *Decoder) Decode(m *kafkago.Message) []pipeline.Record {
 	return recs
 }
 
+// unitOf is a message's resampling unit for the bootstrap: its key when it has one, so that
+// every record of a key (a conversation, a user) shares its weights; 0 (partition and
+// offset, chosen by the folder) otherwise.
+func unitOf(m *kafkago.Message) uint64 {
+	if len(m.Key) == 0 {
+		return 0
+	}
+	return stats.UnitOfText(string(m.Key))
+}
+
 // decodeOther decodes an Arrow message, or a tombstone or a message too large for either
 // format.
 func (d *Decoder) decodeOther(m *kafkago.Message) []pipeline.Record {
 	base := pipeline.Record{
-		Seq: seqOf(m.Partition, m.Offset),
-		Pos: pipeline.Position{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Row: -1},
+		Seq:  seqOf(m.Partition, m.Offset),
+		Unit: unitOf(m),
+		Pos:  pipeline.Position{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Row: -1},
 	}
 	bad := func(reason, detail string) []pipeline.Record {
 		recs := d.one()
@@ -279,7 +293,7 @@ func (d *Decoder) decodeArrow(b []byte, base pipeline.Record) (recs []pipeline.R
 			recs, err = nil, fmt.Errorf("malformed Arrow IPC stream: %v", p)
 		}
 	}()
-	rd, err := sources.NewArrowStreamReader(b, memory.NewGoAllocator())
+	rd, err := arrowsrc.NewStreamReader(b, memory.NewGoAllocator())
 	if err != nil {
 		return nil, fmt.Errorf("not an Arrow IPC stream: %v", err)
 	}
@@ -295,7 +309,7 @@ func (d *Decoder) decodeArrow(b []byte, base pipeline.Record) (recs []pipeline.R
 	row := int64(0)
 	for rd.Next() {
 		rec := rd.Record()
-		if err := sources.CheckRecordBatch(rec, int64(len(b))); err != nil {
+		if err := arrowsrc.CheckRecordBatch(rec, int64(len(b))); err != nil {
 			return nil, err
 		}
 		n := int(rec.NumRows())

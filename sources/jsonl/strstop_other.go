@@ -1,0 +1,5 @@
+//go:build !amd64
+
+package jsonl
+
+func strStop(b []byte) int { return strStopGeneric(b) }
