@@ -53,6 +53,10 @@ func New(m core.Metric, c stats.Config) (*Metric, error) {
 // Signature implements core.Metric: the wrapped signature plus the resampling set-up.
 func (m *Metric) Signature() string { return m.sig }
 
+// CIConfig is the resampling set-up (method sacrebleu). The pipeline needs it, as it needs a
+// stats.Bootstrap's Config, to record units and to write the `ci` header of saved states.
+func (m *Metric) CIConfig() stats.Config { return m.Config }
+
 // Scorer is the wrapped metric's core.SegmentScorer, for paired tests on states' Segments.
 func (m *Metric) Scorer() core.SegmentScorer { return m.scorer }
 
