@@ -142,6 +142,84 @@ func bootstrap(sc Scorer, st Stats, idx []int64, resamples int) scores {
 	return out
 }
 
+// bootstrapAll is bootstrap for systems that share the indices. When every statistic is a
+// whole number and no resample's running sums can reach 2^24, float32 adds them exactly, so
+// the float32 sums are the integer sums Σ_i count_i · s_i, which are computed for all systems
+// at once from each resample's multiplicities.
+func bootstrapAll(sc Scorer, systems []Stats, idx []int64, resamples int) []scores {
+	if !countable(systems) {
+		out := make([]scores, len(systems))
+		for k, st := range systems {
+			out[k] = bootstrap(sc, st, idx, resamples)
+		}
+		return out
+	}
+	d, n := systems[0].Dim, systems[0].Rows()
+	K := len(systems) * d
+	// all holds segment i's statistics of every system side by side.
+	all := make([]int32, n*K)
+	for k, st := range systems {
+		for i := 0; i < n; i++ {
+			for j := 0; j < d; j++ {
+				all[i*K+k*d+j] = int32(st.Data[i*d+j])
+			}
+		}
+	}
+	out := make([]scores, len(systems))
+	for k := range out {
+		out[k] = scores{v: make([]float64, resamples), f32: make([]bool, resamples)}
+	}
+	counts := make([]int32, n)
+	acc := make([]int32, K)
+	sum := make([]float64, d)
+	for b := 0; b < resamples; b++ {
+		clear(counts)
+		for _, r := range idx[b*n : (b+1)*n] {
+			counts[r]++
+		}
+		clear(acc)
+		for i, c := range counts {
+			if c == 0 {
+				continue
+			}
+			row := all[i*K : i*K+K]
+			for j, x := range row {
+				acc[j] += c * x
+			}
+		}
+		for k := range systems {
+			for j := range sum {
+				sum[j] = float64(acc[k*d+j])
+			}
+			out[k].v[b], out[k].f32[b] = sc.ScoreFromStats(sum, core.StatsFloat32)
+		}
+	}
+	return out
+}
+
+// countable reports whether bootstrapAll may use integer sums: whole, non-negative
+// statistics whose column maximum times the number of segments stays below 2^24 (the
+// largest running sum any resample can reach).
+func countable(systems []Stats) bool {
+	for _, st := range systems {
+		d, n := st.Dim, st.Rows()
+		for j := 0; j < d; j++ {
+			mx := 0.0
+			for i := 0; i < n; i++ {
+				x := st.Data[i*d+j]
+				if x < 0 || x != math.Trunc(x) {
+					return false
+				}
+				mx = max(mx, x)
+			}
+			if mx*float64(n) >= 1<<24 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func choice(seed uint64, n, resamples int) ([]int64, error) {
 	idx := make([]int64, resamples*n)
 	if err := npyrand.New(seed).Choice(int64(n), idx); err != nil {
@@ -164,7 +242,7 @@ func Confidence(sc Scorer, st Stats, resamples int, seed uint64) (Result, error)
 		return Result{}, err
 	}
 	res := Result{Score: exactScore(sc, st), PValue: math.NaN(), Stderr: math.NaN()}
-	bs := bootstrap(sc, st, idx, resamples)
+	bs := bootstrapAll(sc, []Stats{st}, idx, resamples)[0]
 	res.Mean, res.HalfWidth, err = cliEstimate(bs)
 	if len(bs.v) > 1 {
 		var sum, ss float64
@@ -199,14 +277,15 @@ func PairedBS(sc Scorer, baseline Stats, systems []Stats, resamples int, seed ui
 		return nil, err
 	}
 	blScore := exactScore(sc, baseline)
-	bl := bootstrap(sc, baseline, idx, resamples)
+	all := bootstrapAll(sc, append([]Stats{baseline}, systems...), idx, resamples)
+	bl := all[0]
 	out := make([]Result, 0, 1+len(systems))
 	m, hw := npEstimate(bl)
 	out = append(out, Result{Score: blScore, PValue: math.NaN(), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
-	for _, sys := range systems {
+	for k, sys := range systems {
 		score := exactScore(sc, sys)
 		diff := math.Abs(blScore - score)
-		ss := bootstrap(sc, sys, idx, resamples)
+		ss := all[1+k]
 		m, hw := npEstimate(ss)
 		// sample_diffs = np.abs(scores_sys - scores_bl); stats = sample_diffs - mean.
 		f32 := ss.allF32() && bl.allF32()
@@ -247,7 +326,7 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 		if err != nil {
 			return nil, err
 		}
-		bres.Mean, bres.HalfWidth = npEstimate(bootstrap(sc, baseline, idx, confidence))
+		bres.Mean, bres.HalfWidth = npEstimate(bootstrapAll(sc, []Stats{baseline}, idx, confidence)[0])
 	}
 	out = append(out, bres)
 	shufA, shufB := make([]float64, d), make([]float64, d)
@@ -317,7 +396,7 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 			if err := g.Choice(int64(n), idx); err != nil {
 				return nil, fmt.Errorf("sacrebleu: %w", err)
 			}
-			res.Mean, res.HalfWidth = npEstimate(bootstrap(sc, sys, idx, confidence))
+			res.Mean, res.HalfWidth = npEstimate(bootstrapAll(sc, []Stats{sys}, idx, confidence)[0])
 		}
 		out = append(out, res)
 	}
