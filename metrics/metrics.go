@@ -18,6 +18,7 @@ import (
 	"github.com/evalstream/evalstream/metrics/retrieval"
 	"github.com/evalstream/evalstream/metrics/rouge"
 	"github.com/evalstream/evalstream/metrics/stats"
+	"github.com/evalstream/evalstream/metrics/stats/sacrebleu"
 	"github.com/evalstream/evalstream/metrics/ter"
 	"github.com/evalstream/evalstream/metrics/text"
 )
@@ -156,6 +157,13 @@ func (m *Metric) WithCI(c stats.Config) (*Metric, error) {
 		return m, nil
 	case stats.MethodPoisson:
 		out.Metric = stats.NewBootstrap(m.Metric, c)
+		return &out, nil
+	case stats.MethodSacrebleu:
+		sm, err := sacrebleu.New(m.Metric, c)
+		if err != nil {
+			return nil, fmt.Errorf("metric %s (type %s): %w", m.Name, m.Type, err)
+		}
+		out.Metric = sm
 		return &out, nil
 	}
 	return nil, fmt.Errorf("ci.method %s: not available for metric %s (type %s)", c.Method, m.Name, m.Type)

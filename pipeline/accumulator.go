@@ -58,10 +58,11 @@ func NewPlan(ms []*metrics.Metric, sliceBy []string, extra ...string) *Plan {
 	p.roleFields = len(p.Fields)
 	p.keyIdx = -1
 	for _, m := range ms {
-		if b, ok := m.Metric.(*stats.Bootstrap); ok {
-			p.ci = &b.Config
-			if b.Config.Key != "" {
-				extra = append(extra, b.Config.Key)
+		if b, ok := m.Metric.(interface{ CIConfig() stats.Config }); ok {
+			c := b.CIConfig()
+			p.ci = &c
+			if c.Key != "" {
+				extra = append(extra, c.Key)
 			}
 			break
 		}

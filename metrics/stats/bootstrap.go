@@ -54,6 +54,10 @@ func NewBootstrap(m core.Metric, c Config) *Bootstrap {
 // Signature implements core.Metric: the wrapped signature plus the resampling set-up.
 func (b *Bootstrap) Signature() string { return b.sig }
 
+// CIConfig is the resampling set-up; sacrebleu.Metric has the same method, so that the
+// pipeline can find the `ci` of a plan whichever method wraps its metrics.
+func (b *Bootstrap) CIConfig() Config { return b.Config }
+
 // NewState implements core.Metric. Replicates are allocated at the first Add, so empty
 // states (most slices of a fresh worker) stay small.
 func (b *Bootstrap) NewState() core.State {

@@ -31,5 +31,8 @@ echo "== testdata/goldens/gen_retrieval.py"
 "$venv/bin/python" testdata/goldens/gen_retrieval.py
 echo "== testdata/goldens/gen_report.py"
 "$venv/bin/python" testdata/goldens/gen_report.py
+# sacrebleu's --confidence/--paired-bs/--paired-ar numbers and numpy's RNG draws (metrics/stats).
+echo "== testdata/goldens/gen_sacrebleu_stats.py"
+"$venv/bin/python" testdata/goldens/gen_sacrebleu_stats.py
 gofmt -w metrics/tokenize/tables.go 2>/dev/null || true
 echo "goldens regenerated; run: go test ./metrics/..."
