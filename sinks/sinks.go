@@ -378,7 +378,8 @@ func FormatValue(v any, digits int) string {
 }
 
 // FormatResult prints a metric's value for a table: FormatValue followed by its confidence
-// interval as `[low, high]` (per component for per-class values), or `null (reason)`.
+// interval as `[low, high]` (per component for per-class values; `(μ = mean ± half-width)`
+// for method sacrebleu), or `null (reason)`.
 func FormatResult(r core.Result, digits int) string {
 	if r.Value == nil {
 		return "null (" + r.Reason + ")"
@@ -389,6 +390,9 @@ func FormatResult(r core.Result, digits int) string {
 	f := func(x float64) string { return FormatValue(x, digits) }
 	switch v := r.Value.(type) {
 	case float64:
+		if r.CI.Mean != nil { // method sacrebleu: as sacrebleu prints it
+			return fmt.Sprintf("%s (μ = %s ± %s)", f(v), f(*r.CI.Mean), f(*r.CI.HalfWidth))
+		}
 		lo, _ := r.CI.Low.(float64)
 		hi, _ := r.CI.High.(float64)
 		return fmt.Sprintf("%s [%s, %s]", f(v), f(lo), f(hi))

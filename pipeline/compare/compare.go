@@ -220,10 +220,14 @@ func finish(row *Row, p stats.Paired, err error) error {
 
 // testName is the test's name in the table footer.
 func (r *Report) testName() string {
-	if r.Test == TestRandomization {
-		return fmt.Sprintf("paired approximate randomization, %d trials, seed %d", r.Trials, r.CI.Seed)
+	how := ""
+	if r.CI.Method == stats.MethodSacrebleu {
+		how = "sacrebleu's " // its own resampling and p-value formulas
 	}
-	return fmt.Sprintf("paired bootstrap, %d resamples, seed %d", r.CI.Resamples, r.CI.Seed)
+	if r.Test == TestRandomization {
+		return fmt.Sprintf("%spaired approximate randomization, %d trials, seed %d", how, r.Trials, r.CI.Seed)
+	}
+	return fmt.Sprintf("%spaired bootstrap, %d resamples, seed %d", how, r.CI.Resamples, r.CI.Seed)
 }
 
 // WriteTable prints one block per metric (and per slice): one row per system, baseline

@@ -242,3 +242,46 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	}
 	return s, nil
 }
+
+// PairedTest implements stats.Pairer: sacrebleu's --paired-bs (test "bs", with the
+// set-up's resamples) or --paired-ar (test "ar", trials trials, no confidence resamples:
+// the states' own intervals are sacrebleu's --confidence) between the receiver, the
+// baseline, and cand, with sacrebleu's own
+// resampling, seed handling and p-value formulas. Both systems must list the same segments
+// (units) in the same order, as sacrebleu's line-aligned files do. It has no delta interval
+// (sacrebleu computes none): DeltaLow and DeltaHigh are NaN.
+func (s *State) PairedTest(test string, cand core.State, trials int) (stats.Paired, error) {
+	o, ok := cand.(*State)
+	if !ok || o.m.sig != s.m.sig {
+		return stats.Paired{}, fmt.Errorf("%w: the candidate's metric is another one (%s)", stats.ErrUnpaired, cand.(interface{ Result() core.Result }).Result().Reason)
+	}
+	bs, bu := s.Segments()
+	cs, cu := o.Segments()
+	if !slices.Equal(bu, cu) {
+		return stats.Paired{}, fmt.Errorf("%w: the systems do not list the same segments in the same order (%d and %d segments)", stats.ErrUnpaired, len(bu), len(cu))
+	}
+	if s.failed > 0 || o.failed > 0 {
+		return stats.Paired{}, fmt.Errorf("%w: some segments' statistics could not be computed", stats.ErrUndefined)
+	}
+	c := s.m.Config
+	var res []Result
+	var err error
+	switch test {
+	case "bs":
+		res, err = PairedBS(s.m.scorer, bs, []Stats{cs}, c.Resamples, c.Seed)
+	case "ar":
+		res, err = PairedAR(s.m.scorer, bs, []Stats{cs}, trials, -1, c.Seed)
+	default:
+		return stats.Paired{}, fmt.Errorf("unknown paired test %q (bs or ar)", test)
+	}
+	if err != nil {
+		return stats.Paired{}, err
+	}
+	scaled := s.m.scorer.Scaled
+	base, cnd := scaled(res[0].Score), scaled(res[1].Score)
+	draws := c.Resamples
+	if test == "ar" {
+		draws = trials
+	}
+	return stats.Paired{Base: base, Cand: cnd, Delta: cnd - base, DeltaLow: math.NaN(), DeltaHigh: math.NaN(), P: res[1].PValue, Draws: draws}, nil
+}

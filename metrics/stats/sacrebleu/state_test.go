@@ -172,3 +172,35 @@ func TestErrors(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, math.IsNaN(res.Mean))
 }
+
+// TestStatePairedTest compares every system of the WMT17 slice with the baseline through
+// the states' own paired tests (what `evalstream compare` runs from saved states) and
+// requires sacrebleu's --paired-bs and --paired-ar p-values bit for bit.
+func TestStatePairedTest(t *testing.T) {
+	g := loadGolden(t)
+	exs := readSlice(t, g.Corpora.WMT17.File)
+	n := 0
+	for _, c := range g.Cases {
+		test := map[string]string{"paired-bs": "bs", "paired-ar": "ar"}[c.Kind]
+		if c.Corpus != "wmt17" || test == "" || (test == "ar" && c.ARConfidence != -1) {
+			continue
+		}
+		m := wrapped(t, c.Metric, "100", sacreConfig(c.Seed))
+		fold := func(system string) core.State {
+			st := m.NewState()
+			for i := range exs[system] {
+				st.Add(&exs[system][i], 1)
+			}
+			return st
+		}
+		base := fold(c.Baseline).(stats.Pairer)
+		for _, r := range c.Results[1:] {
+			p, err := base.PairedTest(test, fold(r.System), c.Resamples)
+			require.NoError(t, err)
+			require.Equal(t, *r.PValue, p.P, "%s %s %s seed %d", c.Metric, c.Kind, r.System, c.Seed)
+			require.InDelta(t, r.Score-c.Results[0].Score, p.Delta, 1e-9)
+			n++
+		}
+	}
+	require.Greater(t, n, 20)
+}
