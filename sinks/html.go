@@ -13,7 +13,11 @@ import (
 // atomically. In a windowed run it keeps the last MaxReportWindows windows' results and
 // charts them. It is not safe for concurrent use.
 type HTML struct {
-	Path    string
+	Path string
+	// Meta, when set, is called at each write for the run's description shown in the header
+	// (the same fields as the json sink's, so a page from the sink and one from its results
+	// file are the same).
+	Meta    func() RunMeta
 	windows []*htmlreport.Run
 }
 
@@ -31,7 +35,16 @@ func (s *HTML) Write(_ context.Context, r *pipeline.Results) error {
 
 // Stage writes the report of r to a temporary file (see Stager).
 func (s *HTML) Stage(r *pipeline.Results) (*AtomicFile, error) {
-	run, err := htmlreport.FromResults(r)
+	var meta *RunMeta
+	if s.Meta != nil {
+		m := s.Meta()
+		meta = &m
+	}
+	raw, err := ResultsJSON(r, meta)
+	if err != nil {
+		return nil, err
+	}
+	run, err := htmlreport.ParseResults(raw)
 	if err != nil {
 		return nil, err
 	}

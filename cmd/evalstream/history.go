@@ -45,10 +45,14 @@ func (j *job) metricsSignature() string {
 // runMeta describes the run for the history; called at each history write, so that the
 // duration is measured up to that write.
 func (j *job) runMeta() sinks.RunMeta {
+	d := j.emitted
+	if d == 0 {
+		d = time.Since(j.startedAt)
+	}
 	return sinks.RunMeta{
 		Run:              j.label,
 		StartedAt:        j.startedAt,
-		Duration:         time.Since(j.startedAt),
+		Duration:         d,
 		Version:          version,
 		GitCommit:        j.gitCommit,
 		Inputs:           j.inputs,

@@ -95,7 +95,9 @@ type job struct {
 	label     string
 	gitCommit string
 	startedAt time.Time
-	inputs    []sinks.Input
+	// emitted, while an emission writes its sinks, is the duration they all report.
+	emitted time.Duration
+	inputs  []sinks.Input
 	// inputFiles, when set, are the input files (score's arguments, each expanded),
 	// instead of those source.path selects.
 	inputFiles []string
@@ -221,7 +223,7 @@ func (j *job) sinks(stdout io.Writer) []pipeline.Sink {
 		case "csv":
 			out = append(out, &sinks.CSV{Path: s.Path, Meta: j.runMeta})
 		case "html":
-			out = append(out, &sinks.HTML{Path: s.Path})
+			out = append(out, &sinks.HTML{Path: s.Path, Meta: j.runMeta})
 		case "jsonl":
 			out = append(out, &sinks.JSONL{Path: s.Path, Signature: j.configSignature(), Meta: j.runMeta})
 		}
@@ -390,6 +392,10 @@ func (j *job) emit(ctx context.Context, acc *pipeline.Accumulator, out *sinks.Re
 	if err := j.applyGate(acc, res); err != nil {
 		return err
 	}
+	// Every sink of this emission describes the run alike (one duration), so that the html
+	// sink's page equals the page of the json sink's file.
+	j.emitted = time.Since(j.startedAt)
+	defer func() { j.emitted = 0 }()
 	var staged []*sinks.AtomicFile
 	fail := func(err error) error {
 		for _, f := range staged {
