@@ -80,6 +80,7 @@ func (m *RougeLsum) pushAll(sc *scratch, pred, refs core.Value) (np int, bounds 
 	} else {
 		np = m.pushSentences(sc, pred.Str)
 	}
+	sc.kc = sc.in.n()
 	bounds = append(sc.bounds[:0], np)
 	for j, k := 0, textinput.Count(refs); j < k; j++ {
 		switch refs.Kind {
@@ -112,6 +113,12 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 	}
 	sc.bounds = bounds
 	k := sc.distinct
+	// The prediction's sentences are the columns of every LCS: their masks are built once.
+	// Its tokens are the ids below kc (interned first).
+	sc.lsum.reset(sc.kc)
+	for p := 0; p < np; p++ {
+		sc.lsum.addSentence(sc.at(p))
+	}
 	// Token pools: the prediction's counts (kept), then working copies per reference.
 	poolP := zeroed(sc.cnt, k)
 	predTokens := int64(0)
@@ -142,9 +149,7 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 				// ascending order.
 				sc.mark = zeroed(sc.mark, len(r))
 				for p := 0; p < np; p++ {
-					c := sc.at(p)
-					sc.tab.fill(r, c)
-					sc.idx = sc.tab.backtrack(sc.idx[:0], r, c)
+					sc.idx = sc.lsum.backtrack(sc.idx[:0], r, p, sc.at(p))
 					for _, x := range sc.idx {
 						sc.mark[x] = true
 					}

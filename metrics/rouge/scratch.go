@@ -26,8 +26,8 @@ type scratch struct {
 	// the texts, textLines[i] the number of lines of texts 0..i (-1 with other tokenizers).
 	lines, textLines []int
 
-	lcs bitLCS
-	tab lcsTable
+	lcs  bitLCS
+	lsum lsumLCS
 
 	// n-grams
 	levels    []u64Interner // levels[k] interns (id of a (k+1)-gram, next token) → id of a (k+2)-gram
