@@ -66,14 +66,27 @@ func (t textOpts) text(sc *scratch, s string) []string {
 		s = tokenize.PyLower(s)
 	}
 	if t.fn == nil {
-		if sc.rt == nil {
-			sc.rt = tokenize.NewRougeTokenizer(t.stem)
-		}
-		sc.toks = sc.rt.Append(sc.toks[:0], s)
+		sc.toks = t.rouge(sc).Append(sc.toks[:0], s)
 	} else {
 		sc.toks = t.fn(sc.toks[:0], s)
 	}
 	return sc.toks
+}
+
+// rouge returns sc's rouge tokenizer (its vocabulary and stem cache persist across examples).
+func (t textOpts) rouge(sc *scratch) *tokenize.RougeTokenizer {
+	if sc.rt == nil {
+		sc.rt = tokenize.NewRougeTokenizer(t.stem)
+	}
+	return sc.rt
+}
+
+// lowered is s lowercased when the options ask for it.
+func (t textOpts) lowered(s string) string {
+	if t.lower {
+		return tokenize.PyLower(s)
+	}
+	return s
 }
 
 // tokens returns pre-tokenized input as is, lowercased when asked. It never re-tokenizes.

@@ -262,7 +262,11 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	}
 	w, k := l.w[p], l.k
 	masks := l.masks[l.off[p] : l.off[p]+k*w]
-	l.rows = zeroed(l.rows, (len(r)+1)*w)
+	if need := (len(r) + 1) * w; cap(l.rows) < need {
+		l.rows = make([]uint64, need)
+	} else {
+		l.rows = l.rows[:need] // every word is written below
+	}
 	rows := l.rows
 	for x := range rows[:w] {
 		rows[x] = ^uint64(0)
@@ -295,20 +299,63 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	}
 	i, j := len(r), len(c)
 	t := zerosBelow(rows[i*w:(i+1)*w], j) // T[i][j]
+	if t == 0 {
+		return dst
+	}
+	if w == 1 {
+		// The walk below, with one word per row.
+		for i > 0 && j > 0 {
+			s := r[i-1]
+			if s == c[j-1] {
+				dst = append(dst, int32(i-1))
+				i--
+				j--
+				t--
+				continue
+			}
+			low := uint64(1)<<uint(j) - 1 // j <= 64; 1<<64 is 0 in Go
+			if int32(bits.OnesCount64(^rows[i-1]&low)) == t {
+				i--
+				continue
+			}
+			j = 64 - bits.LeadingZeros64(masks[s]&(low>>1))
+		}
+		return dst
+	}
 	for i > 0 && j > 0 {
-		switch {
-		case r[i-1] == c[j-1]:
+		s := r[i-1]
+		if s == c[j-1] {
 			dst = append(dst, int32(i-1))
 			i--
 			j--
 			t--
-		case zerosBelow(rows[(i-1)*w:i*w], j) < t:
-			j--
-		default:
-			i--
+			continue
 		}
+		if zerosBelow(rows[(i-1)*w:i*w], j) == t {
+			i-- // T[i-1][j] == T[i][j] >= T[i][j-1]: up
+			continue
+		}
+		// T[i-1][j] < T[i][j] = T[i][j-1]: left, and the same holds at every column to the
+		// left (T[i-1][·] only falls) until c matches s, where rouge-score takes the
+		// diagonal. Row i rose above row i-1 through a match of s, so one exists below j
+		// (and s < k).
+		j = lastBelow(masks[int(s)*w:int(s)*w+w], j-1) + 1
 	}
 	return dst
+}
+
+// lastBelow returns the highest set bit of row below bit j, or -1.
+func lastBelow(row []uint64, j int) int {
+	x := j >> 6
+	m := row[x] & (1<<(uint(j)&63) - 1)
+	for m == 0 {
+		if x == 0 {
+			return -1
+		}
+		x--
+		m = row[x]
+	}
+	return x<<6 + 63 - bits.LeadingZeros64(m)
 }
 
 // zerosBelow counts the zero bits of row below bit j: T[i][j] for row V_i.

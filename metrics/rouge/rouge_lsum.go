@@ -80,7 +80,7 @@ func (m *RougeLsum) pushAll(sc *scratch, pred, refs core.Value) (np int, bounds 
 	} else {
 		np = m.pushSentences(sc, pred.Str)
 	}
-	sc.kc = sc.in.n()
+	sc.kc = sc.nIDs()
 	bounds = append(sc.bounds[:0], np)
 	for j, k := 0, textinput.Count(refs); j < k; j++ {
 		switch refs.Kind {
@@ -93,7 +93,7 @@ func (m *RougeLsum) pushAll(sc *scratch, pred, refs core.Value) (np int, bounds 
 		}
 		bounds = append(bounds, len(sc.ends))
 	}
-	sc.distinct = sc.in.n()
+	sc.distinct = sc.nIDs()
 	return np, bounds
 }
 

@@ -26,6 +26,13 @@ type scratch struct {
 	// the texts, textLines[i] the number of lines of texts 0..i (-1 with other tokenizers).
 	lines, textLines []int
 
+	// The rouge tokenizer's ids (global to its vocabulary) become the example's dense ids
+	// through gloc: gloc[g] is valid when gstamp[g] == lgen, the example's stamp.
+	gloc   []int32
+	gstamp []uint32
+	lgen   uint32
+	nloc   int32
+
 	lcs  bitLCS
 	lsum lsumLCS
 
@@ -46,6 +53,12 @@ type scratch struct {
 // reset starts a new example.
 func (sc *scratch) reset() {
 	sc.in.reset()
+	sc.lgen++
+	if sc.lgen == 0 {
+		clear(sc.gstamp)
+		sc.lgen = 1
+	}
+	sc.nloc = 0
 	if sc.rt != nil {
 		sc.rt.Reset()
 	}
@@ -60,6 +73,30 @@ func (sc *scratch) reset() {
 func (sc *scratch) done() {
 	sc.in.reset()
 	clear(sc.toks)
+}
+
+// nIDs is the number of distinct tokens of the example so far: its ids are 0..nIDs()-1.
+// An example's ids all come from the interner (tokenizers other than rouge's) or all from
+// the rouge tokenizer through gloc, so one of the two terms is 0.
+func (sc *scratch) nIDs() int { return sc.in.n() + int(sc.nloc) }
+
+// localize turns the rouge tokenizer's ids in seq[from:] into the example's dense ids.
+func (sc *scratch) localize(from int) {
+	if n := sc.rt.NumIDs(); n > len(sc.gloc) {
+		n = max(n, 2*len(sc.gloc))
+		sc.gloc = append(sc.gloc, make([]int32, n-len(sc.gloc))...)
+		sc.gstamp = append(sc.gstamp, make([]uint32, n-len(sc.gstamp))...)
+	}
+	gloc, gstamp, gen := sc.gloc, sc.gstamp, sc.lgen
+	seq := sc.seq[from:]
+	for k, g := range seq {
+		if gstamp[g] != gen {
+			gstamp[g] = gen
+			gloc[g] = sc.nloc
+			sc.nloc++
+		}
+		seq[k] = gloc[g]
+	}
 }
 
 // push appends one token sequence.
@@ -96,11 +133,11 @@ func (sc *scratch) load(t textOpts, ex *core.Example) {
 		return
 	}
 	sc.pushValue(t, pred, true, 0)
-	sc.kc = sc.in.n()
+	sc.kc = sc.nIDs()
 	for i, n := 0, textinput.Count(refs); i < n; i++ {
 		sc.pushValue(t, refs, false, i)
 	}
-	sc.distinct = sc.in.n()
+	sc.distinct = sc.nIDs()
 	if ex.Memo != nil {
 		if l == nil {
 			l = new(loaded)
@@ -126,12 +163,12 @@ func (sc *scratch) pushValue(t textOpts, v core.Value, isPred bool, i int) {
 	case v.Kind == core.String:
 		s = v.Str
 	case isPred: // a list of strings is the prediction's tokens
-		sc.pushTokens(t.tokens(v.Strs))
+		sc.pushTokens(t, v.Strs)
 		return
 	case v.Kind == core.StringList:
 		s = v.Strs[i]
 	default:
-		sc.pushTokens(t.tokens(v.Lists[i]))
+		sc.pushTokens(t, v.Lists[i])
 		return
 	}
 	if t.fn != nil {
@@ -139,8 +176,11 @@ func (sc *scratch) pushValue(t textOpts, v core.Value, isPred bool, i int) {
 		sc.endText(-1)
 		return
 	}
+	rt := t.rouge(sc)
 	for line := range lines(s) {
-		sc.seq = sc.in.appendIDs(sc.seq, t.text(sc, line))
+		from := len(sc.seq)
+		sc.seq = rt.AppendIDs(sc.seq, t.lowered(line))
+		sc.localize(from)
 		sc.endLine()
 	}
 	sc.endText(len(sc.lines))
@@ -164,9 +204,18 @@ func lines(s string) iter.Seq[string] {
 	}
 }
 
-// pushTokens appends pre-tokenized text: one sequence of one line.
-func (sc *scratch) pushTokens(toks []string) {
-	sc.seq = sc.in.appendIDs(sc.seq, toks)
+// pushTokens appends pre-tokenized text (lowercased when t asks): one sequence of one line.
+func (sc *scratch) pushTokens(t textOpts, toks []string) {
+	if t.fn == nil {
+		rt := t.rouge(sc)
+		from := len(sc.seq)
+		for _, tok := range toks {
+			sc.seq = append(sc.seq, rt.TokenID(t.lowered(tok)))
+		}
+		sc.localize(from)
+	} else {
+		sc.seq = sc.in.appendIDs(sc.seq, t.tokens(toks))
+	}
 	sc.endLine()
 	sc.endText(len(sc.lines))
 }

@@ -1,0 +1,203 @@
+package tokenize
+
+import "strings"
+
+// The id path of RougeTokenizer: Porter stemming and a per-example interning of the tokens are
+// most of the cost of ROUGE once the LCS is bit-parallel, and both are functions of the word
+// as it appears in the text. So the tokenizer keeps a vocabulary across calls: each word as
+// written (raw bytes, before lowercasing) maps to the id of its token, and each token to one
+// id. A word seen before costs one hash, one probe and one byte comparison; a new word is
+// lowercased, stemmed and interned once. Ids are exact: equal ids mean equal tokens (every
+// probe compares the bytes, the hash only picks the slot).
+
+// Bounds of the vocabulary: Reset clears it when it holds more words or bytes than this, so
+// its memory stays bounded (about 5 MB at most) whatever the corpus.
+const (
+	vocabMaxWords = 1 << 16
+	vocabMaxBytes = 1 << 21
+)
+
+// emptyTokenID is the id of the empty token.
+const emptyTokenID = 0
+
+// vocab is an exact open-addressing table from byte strings to int32 values.
+type vocab struct {
+	slots []vslot
+	bytes []byte // the keys, back to back
+	n     int
+}
+
+// vslot is one key of a vocab: its bytes are bytes[off:off+n]; n == 0 marks a free slot
+// (keys are never empty).
+type vslot struct {
+	hash uint32
+	n    uint32
+	off  uint32
+	val  int32
+}
+
+func (v *vocab) clear() {
+	clear(v.slots)
+	v.bytes = v.bytes[:0]
+	v.n = 0
+}
+
+// find returns the slot of s (whose hash is h): its own, or the free one where it belongs.
+func (v *vocab) find(s string, h uint64) *vslot {
+	mask := uint64(len(v.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		sl := &v.slots[i]
+		if sl.n == 0 || sl.hash == uint32(h) && int(sl.n) == len(s) && string(v.bytes[sl.off:sl.off+sl.n]) == s {
+			return sl
+		}
+	}
+}
+
+// insert stores s -> val in the free slot sl that find returned for s.
+func (v *vocab) insert(sl *vslot, s string, h uint64, val int32) {
+	*sl = vslot{hash: uint32(h), n: uint32(len(s)), off: uint32(len(v.bytes)), val: val}
+	v.bytes = append(v.bytes, s...)
+	v.n++
+	if 2*v.n > len(v.slots) {
+		v.grow()
+	}
+}
+
+// grow doubles the table (or makes the first one).
+func (v *vocab) grow() {
+	old := v.slots
+	v.slots = make([]vslot, max(2*len(old), 1024))
+	mask := uint64(len(v.slots) - 1)
+	for _, sl := range old {
+		if sl.n == 0 {
+			continue
+		}
+		h := HashString(bytesToString(v.bytes[sl.off : sl.off+sl.n]))
+		i := h & mask
+		for v.slots[i].n != 0 {
+			i = (i + 1) & mask
+		}
+		v.slots[i] = sl
+	}
+}
+
+// ready makes the first table.
+func (v *vocab) ready() {
+	if v.slots == nil {
+		v.grow()
+	}
+}
+
+// NumIDs bounds the ids that AppendIDs and TokenID have returned since the vocabulary was
+// last cleared: they are all below it.
+func (t *RougeTokenizer) NumIDs() int { return t.toks.n + 1 } // + the empty token's
+
+// TokenID returns the id of tok taken as a token as it is (no lowercasing, no stemming): the
+// id AppendIDs gives a word whose token is tok. The id is valid until Reset clears the
+// vocabulary.
+func (t *RougeTokenizer) TokenID(tok string) int32 {
+	if tok == "" {
+		// Only pre-tokenized input has empty tokens; a vocab key is never empty.
+		return emptyTokenID
+	}
+	t.toks.ready()
+	h := HashString(tok)
+	sl := t.toks.find(tok, h)
+	if sl.n != 0 {
+		return sl.val
+	}
+	id := int32(t.toks.n + 1)
+	t.toks.insert(sl, tok, h, id)
+	return id
+}
+
+// AppendIDs appends to dst the ids of the tokens of Rouge(text, stem) (TokenID of each), in
+// order. The ids are valid until Reset clears the vocabulary, which it does only when the
+// vocabulary has outgrown its bounds; so ids appended between two calls of Reset can be
+// compared with each other.
+func (t *RougeTokenizer) AppendIDs(dst []int32, text string) []int32 {
+	t.words.ready()
+	first := len(dst)
+	for i := 0; i < len(text); {
+		switch rougeByte[text[i]] {
+		case 0:
+			i++
+			continue
+		case 3:
+			if strings.HasPrefix(text[i:], "\u0130") || strings.HasPrefix(text[i:], "\u212a") {
+				// A capital that lowercases to an ASCII letter: the general path.
+				return t.appendIDsSlow(dst[:first], text)
+			}
+			i++ // any other character is a separator
+			continue
+		}
+		j := i
+		for j < len(text) && rougeByte[text[j]]-1 < 2 { // [a-z0-9] (1) or [A-Z] (2)
+			j++
+		}
+		w := text[i:j]
+		i = j
+		h := HashString(w)
+		sl := t.words.find(w, h)
+		if sl.n == 0 {
+			id := t.wordToken(w)
+			t.words.insert(sl, w, h, id)
+			if id >= 0 {
+				dst = append(dst, id)
+			}
+			continue
+		}
+		if sl.val >= 0 {
+			dst = append(dst, sl.val)
+		}
+	}
+	return dst
+}
+
+// wordToken lowercases and (when the tokenizer stems) stems a word of [A-Za-z0-9] and
+// returns the id of its token, or -1 when the stem is empty (Rouge drops it).
+func (t *RougeTokenizer) wordToken(w string) int32 {
+	if cap(t.low) < len(w) {
+		t.low = make([]byte, 0, max(64, 2*len(w)))
+	}
+	low := t.low[:len(w)]
+	for k := 0; k < len(w); k++ {
+		c := w[k]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[k] = c
+	}
+	tok := bytesToString(low)
+	if t.stem && len(tok) > 3 {
+		if t.arena == nil {
+			t.arena = make([]byte, 0, 64)
+		}
+		arena := t.arena[:0]
+		tok = stemASCII(tok, &arena)
+		t.arena = arena
+	}
+	if tok == "" {
+		return -1
+	}
+	return t.TokenID(tok) // copies tok: low and arena are reused
+}
+
+// appendIDsSlow is AppendIDs through Append's general path, for text with U+0130 or U+212A
+// (whose words are not cached).
+func (t *RougeTokenizer) appendIDsSlow(dst []int32, text string) []int32 {
+	t.slow = t.appendSlow(t.slow[:0], text)
+	for _, tok := range t.slow {
+		dst = append(dst, t.TokenID(tok))
+	}
+	clear(t.slow)
+	return dst
+}
+
+// resetVocab clears the vocabulary when it has outgrown its bounds.
+func (t *RougeTokenizer) resetVocab() {
+	if t.words.n > vocabMaxWords || len(t.words.bytes)+len(t.toks.bytes) > vocabMaxBytes {
+		t.words.clear()
+		t.toks.clear()
+	}
+}
