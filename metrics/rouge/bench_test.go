@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"math/rand"
+	"os"
 	"strings"
 	"testing"
 
