@@ -115,6 +115,18 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 	k := sc.distinct
 	// The prediction's sentences are the columns of every LCS: their masks are built once.
 	// Its tokens are the ids below kc (interned first).
+	if np == 1 && oneSentenceEach(bounds) {
+		// One LCS per reference, of one sentence against one: each of its tokens occurs in
+		// both sentences at least as often as in the LCS, so the token pools never run out
+		// and the hits are the LCS length, whichever LCS rouge-score reads out.
+		c := sc.at(0)
+		sc.lcs.load(c, sc.kc)
+		for j := 0; j+1 < len(bounds); j++ {
+			r := sc.at(bounds[j])
+			sc.triples = append(sc.triples, triple{match: int64(sc.lcs.length(r)), cand: int64(len(c)), ref: int64(len(r))})
+		}
+		return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
+	}
 	sc.lsum.reset(sc.kc)
 	for p := 0; p < np; p++ {
 		sc.lsum.addSentence(sc.at(p))
@@ -166,4 +178,14 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		sc.triples = append(sc.triples, triple{match: hits, cand: predTokens, ref: refTokens})
 	}
 	return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
+}
+
+// oneSentenceEach reports whether every reference has exactly one sentence.
+func oneSentenceEach(bounds []int) bool {
+	for j := 0; j+1 < len(bounds); j++ {
+		if bounds[j+1]-bounds[j] != 1 {
+			return false
+		}
+	}
+	return true
 }
