@@ -231,6 +231,18 @@ func TestRougeTokenizerAppendIDs(t *testing.T) {
 	for i := 0; i < 3*vocabMaxWords/2; i++ {
 		inputs = append(inputs, fmt.Sprintf("Word%dings RELATEDNESS%d connections", i, i%97))
 	}
+	// Words of 7, 8, 9, 15, 16, 17 and more bytes (kept in the slot up to 16), in the middle
+	// and at the end of the text (where they cannot be loaded eight bytes at a time).
+	for _, w := range []string{"Abcdefg", "abcdefgh", "ABCDEFGHI", "abcdefghijklmno", "abcdefghijklmnop",
+		"abcdefghijklmnopq", "Internationalization", "antidisestablishmentarianisms", "x1234567890123456y"} {
+		for _, f := range []string{"%s", "%s.", "a %s b c d e f g h i j k l m n o p q r", "%s%s", "%s %s! 12"} {
+			if strings.Count(f, "%s") == 2 {
+				inputs = append(inputs, fmt.Sprintf(f, w, strings.ToLower(w)))
+			} else {
+				inputs = append(inputs, fmt.Sprintf(f, w))
+			}
+		}
+	}
 	for _, stem := range []bool{false, true} {
 		rt := NewRougeTokenizer(stem)
 		idOf := map[string]int32{}

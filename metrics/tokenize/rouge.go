@@ -144,9 +144,10 @@ type RougeTokenizer struct {
 	arena []byte    // scratch of stemASCII
 
 	// The id path (AppendIDs): word as written -> token id, token -> id.
-	words, toks vocab
-	low         []byte   // a lowercased word
-	slow        []string // tokens of appendIDsSlow
+	words wordTable
+	toks  vocab
+	low   []byte   // a lowercased word
+	slow  []string // tokens of appendIDsSlow
 }
 
 // NewRougeTokenizer returns a tokenizer computing Rouge(text, stem).

@@ -1,6 +1,10 @@
 package tokenize
 
-import "strings"
+import (
+	"encoding/binary"
+	"strings"
+	"unsafe"
+)
 
 // The id path of RougeTokenizer: Porter stemming and a per-example interning of the tokens are
 // most of the cost of ROUGE once the LCS is bit-parallel, and both are functions of the word
@@ -11,10 +15,11 @@ import "strings"
 // probe compares the bytes, the hash only picks the slot).
 
 // Bounds of the vocabulary: Reset clears it when it holds more words or bytes than this, so
-// its memory stays bounded (about 5 MB at most) whatever the corpus.
+// its memory stays bounded (under 9 MB: 4 MiB of word slots, 2 MiB of token slots and the
+// bytes) whatever the corpus.
 const (
 	vocabMaxWords = 1 << 16
-	vocabMaxBytes = 1 << 21
+	vocabMaxBytes = 1 << 21 // of the long words and of the tokens
 )
 
 // emptyTokenID is the id of the empty token.
@@ -88,6 +93,111 @@ func (v *vocab) ready() {
 	}
 }
 
+// wordTable is vocab's layout for the words of AppendIDs, which are looked up once per word
+// of text: a word of at most 16 bytes is kept in its slot (k0, k1: its bytes, little-endian,
+// zero-padded), so a lookup reads one 32-byte slot and nothing else, and needs no string
+// hash; longer words are compared by hash and bytes, as in vocab.
+type wordTable struct {
+	slots []wslot
+	bytes []byte // the bytes of the long words
+	n     int
+}
+
+type wslot struct {
+	k0, k1 uint64
+	hash   uint32
+	n      uint32 // word length; 0 marks a free slot
+	off    uint32 // long words: start in bytes
+	val    int32
+}
+
+// shortKey returns the slot key of a word of 1..16 bytes that starts at i in text: its bytes,
+// little-endian and zero-padded, and its hash.
+func shortKey(text string, i, n int) (k0, k1, h uint64) {
+	if i+16 <= len(text) {
+		p := unsafe.Add(unsafe.Pointer(unsafe.StringData(text)), i)
+		k0 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8))
+		k1 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(p, 8)), 8))
+		if n < 8 {
+			k0 &= 1<<(8*uint(n)) - 1
+			k1 = 0
+		} else {
+			k1 &= 1<<(8*uint(n-8)) - 1 // n-8 == 8: 1<<64 is 0, the mask all ones
+		}
+	} else {
+		for d := 0; d < n; d++ {
+			if d < 8 {
+				k0 |= uint64(text[i+d]) << (8 * uint(d))
+			} else {
+				k1 |= uint64(text[i+d]) << (8 * uint(d-8))
+			}
+		}
+	}
+	return k0, k1, mix64(k0^0xa0761d6478bd642f, k1^0xe7037ed1a0b428db^uint64(n)<<56)
+}
+
+func (v *wordTable) clear() {
+	clear(v.slots)
+	v.bytes = v.bytes[:0]
+	v.n = 0
+}
+
+// lookup returns the slot of the word text[i:i+n] (its own, or the free one where it
+// belongs) and the word's key.
+func (v *wordTable) lookup(text string, i, n int) (sl *wslot, k0, k1, h uint64) {
+	if v.slots == nil {
+		v.grow()
+	}
+	mask := uint64(len(v.slots) - 1)
+	if n <= 16 {
+		k0, k1, h = shortKey(text, i, n)
+		for x := h & mask; ; x = (x + 1) & mask {
+			sl = &v.slots[x]
+			if sl.n == 0 || int(sl.n) == n && sl.k0 == k0 && sl.k1 == k1 {
+				return sl, k0, k1, h
+			}
+		}
+	}
+	w := text[i : i+n]
+	h = HashString(w)
+	for x := h & mask; ; x = (x + 1) & mask {
+		sl = &v.slots[x]
+		if sl.n == 0 || int(sl.n) == n && sl.hash == uint32(h) && string(v.bytes[sl.off:sl.off+sl.n]) == w {
+			return sl, 0, 0, h
+		}
+	}
+}
+
+// insert stores the word w -> val in the free slot sl that lookup returned with its key.
+func (v *wordTable) insert(sl *wslot, w string, k0, k1, h uint64, val int32) {
+	*sl = wslot{k0: k0, k1: k1, hash: uint32(h), n: uint32(len(w)), val: val}
+	if len(w) > 16 {
+		sl.off = uint32(len(v.bytes))
+		v.bytes = append(v.bytes, w...)
+	}
+	v.n++
+	if 4*v.n > 3*len(v.slots) {
+		v.grow()
+	}
+}
+
+// grow doubles the table (or makes the first one).
+func (v *wordTable) grow() {
+	old := v.slots
+	v.slots = make([]wslot, max(2*len(old), 1024))
+	mask := uint32(len(v.slots) - 1)
+	for _, sl := range old {
+		if sl.n == 0 {
+			continue
+		}
+		x := sl.hash & mask
+		for v.slots[x].n != 0 {
+			x = (x + 1) & mask
+		}
+		v.slots[x] = sl
+	}
+}
+
 // NumIDs bounds the ids that AppendIDs and TokenID have returned since the vocabulary was
 // last cleared: they are all below it.
 func (t *RougeTokenizer) NumIDs() int { return t.toks.n + 1 } // + the empty token's
@@ -116,7 +226,6 @@ func (t *RougeTokenizer) TokenID(tok string) int32 {
 // vocabulary has outgrown its bounds; so ids appended between two calls of Reset can be
 // compared with each other.
 func (t *RougeTokenizer) AppendIDs(dst []int32, text string) []int32 {
-	t.words.ready()
 	first := len(dst)
 	for i := 0; i < len(text); {
 		switch rougeByte[text[i]] {
@@ -131,17 +240,16 @@ func (t *RougeTokenizer) AppendIDs(dst []int32, text string) []int32 {
 			i++ // any other character is a separator
 			continue
 		}
-		j := i
+		j := i + 1
 		for j < len(text) && rougeByte[text[j]]-1 < 2 { // [a-z0-9] (1) or [A-Z] (2)
 			j++
 		}
+		sl, k0, k1, h := t.words.lookup(text, i, j-i)
 		w := text[i:j]
 		i = j
-		h := HashString(w)
-		sl := t.words.find(w, h)
 		if sl.n == 0 {
 			id := t.wordToken(w)
-			t.words.insert(sl, w, h, id)
+			t.words.insert(sl, w, k0, k1, h, id)
 			if id >= 0 {
 				dst = append(dst, id)
 			}
