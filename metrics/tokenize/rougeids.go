@@ -2,6 +2,7 @@ package tokenize
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unsafe"
 )
@@ -95,45 +96,51 @@ func (v *vocab) ready() {
 
 // wordTable is vocab's layout for the words of AppendIDs, which are looked up once per word
 // of text: a word of at most 16 bytes is kept in its slot (k0, k1: its bytes, little-endian,
-// zero-padded), so a lookup reads one 32-byte slot and nothing else, and needs no string
-// hash; longer words are compared by hash and bytes, as in vocab.
+// zero-padded), so a lookup reads one 32-byte slot and nothing else; longer words are
+// compared by hash and bytes, as in vocab. The slot of a key is given by the top bits of its
+// 64-bit hash (Fibonacci hashing), which is why hash keeps the top 32 bits.
 type wordTable struct {
 	slots []wslot
+	shift uint8  // 32 - log2(len(slots))
 	bytes []byte // the bytes of the long words
 	n     int
 }
 
 type wslot struct {
 	k0, k1 uint64
-	hash   uint32
+	hash   uint32 // the top 32 bits of the key's hash
 	n      uint32 // word length; 0 marks a free slot
 	off    uint32 // long words: start in bytes
 	val    int32
 }
 
-// shortKey returns the slot key of a word of 1..16 bytes that starts at i in text: its bytes,
-// little-endian and zero-padded, and its hash.
-func shortKey(text string, i, n int) (k0, k1, h uint64) {
-	if i+16 <= len(text) {
-		p := unsafe.Add(unsafe.Pointer(unsafe.StringData(text)), i)
-		k0 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(p), 8))
-		k1 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(p, 8)), 8))
-		if n < 8 {
-			k0 &= 1<<(8*uint(n)) - 1
-			k1 = 0
-		} else {
-			k1 &= 1<<(8*uint(n-8)) - 1 // n-8 == 8: 1<<64 is 0, the mask all ones
-		}
-	} else {
-		for d := 0; d < n; d++ {
-			if d < 8 {
-				k0 |= uint64(text[i+d]) << (8 * uint(d))
-			} else {
-				k1 |= uint64(text[i+d]) << (8 * uint(d-8))
-			}
+// shortMask[n] keeps the first n bytes of two little-endian 8-byte loads.
+var shortMask = func() (m [17][2]uint64) {
+	for n := 0; n <= 16; n++ {
+		for b := 0; b < n; b++ {
+			m[n][b/8] |= 0xff << (8 * uint(b%8))
 		}
 	}
-	return k0, k1, mix64(k0^0xa0761d6478bd642f, k1^0xe7037ed1a0b428db^uint64(n)<<56)
+	return m
+}()
+
+// shortHash hashes the key of a short word. Words have no zero bytes, so the key determines
+// the length.
+func shortHash(k0, k1 uint64) uint64 {
+	return (k0 ^ bits.RotateLeft64(k1*0xe7037ed1a0b428db, 29)) * 0x9e3779b97f4a7c15
+}
+
+// shortKeyTail is the key of a short word w too close to the end of its text for two 8-byte
+// loads.
+func shortKeyTail(w string) (k0, k1 uint64) {
+	for d := 0; d < len(w); d++ {
+		if d < 8 {
+			k0 |= uint64(w[d]) << (8 * uint(d))
+		} else {
+			k1 |= uint64(w[d]) << (8 * uint(d-8))
+		}
+	}
+	return k0, k1
 }
 
 func (v *wordTable) clear() {
@@ -142,35 +149,33 @@ func (v *wordTable) clear() {
 	v.n = 0
 }
 
-// lookup returns the slot of the word text[i:i+n] (its own, or the free one where it
-// belongs) and the word's key.
-func (v *wordTable) lookup(text string, i, n int) (sl *wslot, k0, k1, h uint64) {
-	if v.slots == nil {
-		v.grow()
-	}
-	mask := uint64(len(v.slots) - 1)
-	if n <= 16 {
-		k0, k1, h = shortKey(text, i, n)
-		for x := h & mask; ; x = (x + 1) & mask {
-			sl = &v.slots[x]
-			if sl.n == 0 || int(sl.n) == n && sl.k0 == k0 && sl.k1 == k1 {
-				return sl, k0, k1, h
-			}
-		}
-	}
-	w := text[i : i+n]
-	h = HashString(w)
-	for x := h & mask; ; x = (x + 1) & mask {
-		sl = &v.slots[x]
-		if sl.n == 0 || int(sl.n) == n && sl.hash == uint32(h) && string(v.bytes[sl.off:sl.off+sl.n]) == w {
-			return sl, 0, 0, h
+// findShort returns the slot of the short word with key k0, k1 and hash h: its own, or the
+// free one where it belongs.
+func (v *wordTable) findShort(k0, k1, h uint64, n int) *wslot {
+	mask := uint32(len(v.slots) - 1)
+	for x := uint32(h>>32) >> v.shift; ; x = (x + 1) & mask {
+		sl := &v.slots[x]
+		if sl.n == 0 || sl.k0 == k0 && sl.k1 == k1 && int(sl.n) == n {
+			return sl
 		}
 	}
 }
 
-// insert stores the word w -> val in the free slot sl that lookup returned with its key.
+// findLong is findShort for a word of more than 16 bytes (hash h = HashString(w)).
+func (v *wordTable) findLong(w string, h uint64) *wslot {
+	mask := uint32(len(v.slots) - 1)
+	for x := uint32(h>>32) >> v.shift; ; x = (x + 1) & mask {
+		sl := &v.slots[x]
+		if sl.n == 0 || int(sl.n) == len(w) && sl.hash == uint32(h>>32) && string(v.bytes[sl.off:sl.off+sl.n]) == w {
+			return sl
+		}
+	}
+}
+
+// insert stores the word w -> val in the free slot sl that findShort (with the key k0, k1)
+// or findLong returned for it.
 func (v *wordTable) insert(sl *wslot, w string, k0, k1, h uint64, val int32) {
-	*sl = wslot{k0: k0, k1: k1, hash: uint32(h), n: uint32(len(w)), val: val}
+	*sl = wslot{k0: k0, k1: k1, hash: uint32(h >> 32), n: uint32(len(w)), val: val}
 	if len(w) > 16 {
 		sl.off = uint32(len(v.bytes))
 		v.bytes = append(v.bytes, w...)
@@ -185,12 +190,13 @@ func (v *wordTable) insert(sl *wslot, w string, k0, k1, h uint64, val int32) {
 func (v *wordTable) grow() {
 	old := v.slots
 	v.slots = make([]wslot, max(2*len(old), 1024))
+	v.shift = uint8(32 - bits.TrailingZeros(uint(len(v.slots))))
 	mask := uint32(len(v.slots) - 1)
 	for _, sl := range old {
 		if sl.n == 0 {
 			continue
 		}
-		x := sl.hash & mask
+		x := sl.hash >> v.shift
 		for v.slots[x].n != 0 {
 			x = (x + 1) & mask
 		}
@@ -226,6 +232,9 @@ func (t *RougeTokenizer) TokenID(tok string) int32 {
 // vocabulary has outgrown its bounds; so ids appended between two calls of Reset can be
 // compared with each other.
 func (t *RougeTokenizer) AppendIDs(dst []int32, text string) []int32 {
+	if t.words.slots == nil {
+		t.words.grow()
+	}
 	first := len(dst)
 	for i := 0; i < len(text); {
 		switch rougeByte[text[i]] {
@@ -244,8 +253,24 @@ func (t *RougeTokenizer) AppendIDs(dst []int32, text string) []int32 {
 		for j < len(text) && rougeByte[text[j]]-1 < 2 { // [a-z0-9] (1) or [A-Z] (2)
 			j++
 		}
-		sl, k0, k1, h := t.words.lookup(text, i, j-i)
 		w := text[i:j]
+		var sl *wslot
+		var k0, k1, h uint64
+		if n := j - i; n <= 16 {
+			if i+16 <= len(text) {
+				q := unsafe.Add(unsafe.Pointer(unsafe.StringData(text)), i)
+				m := &shortMask[n]
+				k0 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(q), 8)) & m[0]
+				k1 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(q, 8)), 8)) & m[1]
+			} else {
+				k0, k1 = shortKeyTail(w)
+			}
+			h = shortHash(k0, k1)
+			sl = t.words.findShort(k0, k1, h, n)
+		} else {
+			h = HashString(w)
+			sl = t.words.findLong(w, h)
+		}
 		i = j
 		if sl.n == 0 {
 			id := t.wordToken(w)
