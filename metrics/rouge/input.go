@@ -1,6 +1,8 @@
 package rouge
 
 import (
+	"sync"
+
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
@@ -39,8 +41,18 @@ func readTextOpts(o *core.Options, defTok string, withLower bool) textOpts {
 	if withLower {
 		t.lower = o.Bool("lowercase", false)
 	}
-	t.memoKey = "rouge.load" + t.signature()
+	t.memoKey = canonicalKey("rouge.load" + t.signature())
 	return t
+}
+
+// memoKeys holds one copy of each memo key: metrics with the same text options share the
+// key's bytes, so core.Memo's comparison of equal keys stops at the pointer. It holds one
+// string per combination of text options.
+var memoKeys sync.Map
+
+func canonicalKey(k string) string {
+	v, _ := memoKeys.LoadOrStore(k, k)
+	return v.(string)
 }
 
 // signature renders the text options for Metric.Signature.

@@ -25,6 +25,11 @@ type scratch struct {
 	// After load with the rouge tokenizer: lines[k] is the end offset in seq of line k of
 	// the texts, textLines[i] the number of lines of texts 0..i (-1 with other tokenizers).
 	lines, textLines []int
+	// viewing is set when seq, ends, lines and textLines are views of a memo entry (load);
+	// own... are then sc's own buffers.
+	viewing                         bool
+	ownSeq                          []int32
+	ownEnds, ownLines, ownTextLines []int
 
 	// The rouge tokenizer's ids (global to its vocabulary) become the example's dense ids
 	// through gloc: gloc[g] is valid when gstamp[g] == lgen, the example's stamp.
@@ -52,6 +57,7 @@ type scratch struct {
 
 // reset starts a new example.
 func (sc *scratch) reset() {
+	sc.own()
 	sc.in.reset()
 	sc.lgen++
 	if sc.lgen == 0 {
@@ -62,11 +68,20 @@ func (sc *scratch) reset() {
 	if sc.rt != nil {
 		sc.rt.Reset()
 	}
-	sc.seq = sc.seq[:0]
-	sc.ends = sc.ends[:0]
-	sc.lines = sc.lines[:0]
-	sc.textLines = sc.textLines[:0]
+	sc.seq, sc.ends, sc.lines, sc.textLines = sc.seq[:0], sc.ends[:0], sc.lines[:0], sc.textLines[:0]
 	sc.triples = sc.triples[:0]
+}
+
+// own makes seq, ends, lines and textLines sc's own buffers again after load made them
+// views of a memo entry (which must never be written through them).
+func (sc *scratch) own() {
+	if sc.viewing {
+		sc.seq, sc.ends, sc.lines, sc.textLines = sc.ownSeq, sc.ownEnds, sc.ownLines, sc.ownTextLines
+		sc.viewing = false
+		return
+	}
+	// Keep what the buffers grew to.
+	sc.ownSeq, sc.ownEnds, sc.ownLines, sc.ownTextLines = sc.seq, sc.ends, sc.lines, sc.textLines
 }
 
 // done drops the references to the example's strings.
@@ -106,12 +121,15 @@ func (sc *scratch) push(toks []string) {
 }
 
 // at returns sequence i.
-func (sc *scratch) at(i int) []int32 {
+func (sc *scratch) at(i int) []int32 { return sc.span(sc.ends, i) }
+
+// span returns the tokens from ends[i-1] (0 for i = 0) to ends[i] of seq.
+func (sc *scratch) span(ends []int, i int) []int32 {
 	start := 0
 	if i > 0 {
-		start = sc.ends[i-1]
+		start = ends[i-1]
 	}
-	return sc.seq[start:sc.ends[i]]
+	return sc.seq[start:ends[i]]
 }
 
 // load interns the candidate (sequence 0) and every reference (sequences 1..k) of a checked
@@ -125,10 +143,9 @@ func (sc *scratch) load(t textOpts, ex *core.Example) {
 	l, _ := v.(*loaded)
 	sc.reset()
 	if current && l != nil && l.id == id {
-		sc.seq = append(sc.seq, l.seq...)
-		sc.ends = append(sc.ends, l.ends...)
-		sc.lines = append(sc.lines, l.lines...)
-		sc.textLines = append(sc.textLines, l.textLines...)
+		// Read-only views of the memo's buffers, until the next reset (see own).
+		sc.seq, sc.ends, sc.lines, sc.textLines = l.seq, l.ends, l.lines, l.textLines
+		sc.viewing = true
 		sc.kc, sc.distinct = l.kc, l.distinct
 		return
 	}
