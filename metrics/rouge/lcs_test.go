@@ -176,3 +176,40 @@ func FuzzLsumLCS(f *testing.F) {
 		require.Equal(t, int(tab.at(len(cs[0]), len(r))), b.length(r))
 	})
 }
+
+// TestPairsMatchesHashedGrams: the bigram ids of pairs are those of the hash tables (both
+// number bigrams in order of first occurrence), on random examples of few and of many
+// distinct tokens, with short and empty sequences, reusing one scratch.
+func TestPairsMatchesHashedGrams(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	var sc scratch
+	for trial := 0; trial < 500; trial++ {
+		sc.reset()
+		k := 1 + rng.Intn(maxPairTokens)
+		for i, nseq := 0, 1+rng.Intn(5); i < nseq; i++ {
+			sc.seq = append(sc.seq, randSeq(rng, rng.Intn(80), k)...)
+			sc.ends = append(sc.ends, len(sc.seq))
+		}
+		seen := map[int32]bool{}
+		for _, s := range sc.seq {
+			seen[s] = true
+		}
+		// Dense ids, as load makes them.
+		dense := map[int32]int32{}
+		for i, s := range sc.seq {
+			if _, ok := dense[s]; !ok {
+				dense[s] = int32(len(dense))
+			}
+			sc.seq[i] = dense[s]
+		}
+		sc.distinct = len(seen)
+		sc.gramN = 2
+		np := sc.pairs()
+		got := append([]int32(nil), sc.grams...)
+		gotEnds := append([]int(nil), sc.gEnds...)
+		nh := sc.hashedGrams(2)
+		require.Equal(t, nh, np)
+		require.Equal(t, append([]int32(nil), sc.grams...), got)
+		require.Equal(t, sc.gEnds, gotEnds)
+	}
+}

@@ -44,6 +44,10 @@ type scratch struct {
 	// n-grams
 	levels    []u64Interner // levels[k] interns (id of a (k+1)-gram, next token) → id of a (k+2)-gram
 	cur, next []int32
+	// pairs: bigram ids by slot first*distinct + second, valid where pairStamp == pairGen
+	pairID    []int32
+	pairStamp []uint32
+	pairGen   uint32
 	gramN     int
 	grams     []int32 // n-gram ids of every sequence, laid out like seq (n >= 2)
 	gEnds     []int
@@ -281,6 +285,14 @@ func (sc *scratch) ngrams(n int) int {
 	if n == 1 {
 		return sc.distinct
 	}
+	if n == 2 && sc.distinct <= maxPairTokens {
+		return sc.pairs()
+	}
+	return sc.hashedGrams(n)
+}
+
+// hashedGrams is ngrams(n) for n >= 2 through one hash table per n-gram length.
+func (sc *scratch) hashedGrams(n int) int {
 	for len(sc.levels) < n-1 {
 		sc.levels = append(sc.levels, u64Interner{})
 	}
@@ -309,6 +321,45 @@ func (sc *scratch) ngrams(n int) int {
 		sc.gEnds = append(sc.gEnds, len(sc.grams))
 	}
 	return int(sc.levels[n-2].n)
+}
+
+// maxPairTokens bounds the distinct tokens of an example for which pairs numbers bigrams
+// through a table indexed by both token ids (at most 256² slots of 8 bytes).
+const maxPairTokens = 256
+
+// pairs is ngrams(2) for an example of at most maxPairTokens distinct tokens: a bigram's
+// slot is first*distinct + second, so there is no hashing and no probing. The slots carry
+// a generation stamp, so starting an example costs nothing.
+func (sc *scratch) pairs() int {
+	d := sc.distinct
+	if need := d * d; len(sc.pairID) < need {
+		sc.pairID = make([]int32, need)
+		sc.pairStamp = make([]uint32, need)
+		sc.pairGen = 0
+	}
+	sc.pairGen++
+	if sc.pairGen == 0 {
+		clear(sc.pairStamp)
+		sc.pairGen = 1
+	}
+	ids, stamp, gen := sc.pairID, sc.pairStamp, sc.pairGen
+	n := int32(0)
+	sc.grams = sc.grams[:0]
+	sc.gEnds = sc.gEnds[:0]
+	for i := range sc.ends {
+		s := sc.at(i)
+		for j := 1; j < len(s); j++ {
+			x := int(s[j-1])*d + int(s[j])
+			if stamp[x] != gen {
+				stamp[x] = gen
+				ids[x] = n
+				n++
+			}
+			sc.grams = append(sc.grams, ids[x])
+		}
+		sc.gEnds = append(sc.gEnds, len(sc.grams))
+	}
+	return int(n)
 }
 
 // gram returns the n-gram ids of sequence i after ngrams.
