@@ -122,10 +122,18 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		// both sentences at least as often as in the LCS, so the token pools never run out
 		// and the hits are the LCS length, whichever LCS rouge-score reads out.
 		c := sc.span(sents, 0)
-		sc.lcs.load(c, sc.kc)
-		for j := 0; j+1 < len(bounds); j++ {
-			r := sc.span(sents, bounds[j])
-			sc.triples = append(sc.triples, triple{match: int64(sc.lcs.length(r)), cand: int64(len(c)), ref: int64(len(r))})
+		if m.text.fn == nil {
+			// Then each text is one line, and its line is its sequence of load: the LCS
+			// lengths are rouge_l's (computed once per record through the memo).
+			for j, n := range sc.lcsLengths() {
+				sc.triples = append(sc.triples, triple{match: int64(n), cand: int64(len(c)), ref: int64(len(sc.span(sents, bounds[j])))})
+			}
+		} else {
+			sc.lcs.load(c, sc.kc)
+			for j := 0; j+1 < len(bounds); j++ {
+				r := sc.span(sents, bounds[j])
+				sc.triples = append(sc.triples, triple{match: int64(sc.lcs.length(r)), cand: int64(len(c)), ref: int64(len(r))})
+			}
 		}
 		return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
 	}

@@ -38,8 +38,10 @@ type scratch struct {
 	lgen   uint32
 	nloc   int32
 
-	lcs  bitLCS
-	lsum lsumLCS
+	lcs    bitLCS
+	lsum   lsumLCS
+	memo   *loaded // the memo entry of the example, when load used one
+	lcsBuf []int32
 
 	// n-grams
 	levels    []u64Interner // levels[k] interns (id of a (k+1)-gram, next token) → id of a (k+2)-gram
@@ -62,6 +64,7 @@ type scratch struct {
 // reset starts a new example.
 func (sc *scratch) reset() {
 	sc.own()
+	sc.memo = nil
 	sc.in.reset()
 	sc.lgen++
 	if sc.lgen == 0 {
@@ -118,6 +121,29 @@ func (sc *scratch) localize(from int) {
 	}
 }
 
+// lcsLengths returns the LCS length of the candidate (sequence 0) and each reference
+// (sequence j+1) at index j, computed once per example and memo entry. The slice is valid
+// until the next reset; the caller must not modify it.
+func (sc *scratch) lcsLengths() []int32 {
+	if l := sc.memo; l != nil && l.lcsOK {
+		return l.lcs
+	}
+	out := sc.lcsBuf[:0]
+	if sc.memo != nil {
+		out = sc.memo.lcs[:0]
+	}
+	sc.lcs.load(sc.at(0), sc.kc)
+	for j := 1; j < len(sc.ends); j++ {
+		out = append(out, int32(sc.lcs.length(sc.at(j))))
+	}
+	if sc.memo != nil {
+		sc.memo.lcs, sc.memo.lcsOK = out, true
+	} else {
+		sc.lcsBuf = out
+	}
+	return out
+}
+
 // push appends one token sequence.
 func (sc *scratch) push(toks []string) {
 	sc.seq = sc.in.appendIDs(sc.seq, toks)
@@ -151,6 +177,7 @@ func (sc *scratch) load(t textOpts, ex *core.Example) {
 		sc.seq, sc.ends, sc.lines, sc.textLines = l.seq, l.ends, l.lines, l.textLines
 		sc.viewing = true
 		sc.kc, sc.distinct = l.kc, l.distinct
+		sc.memo = l
 		return
 	}
 	sc.pushValue(t, pred, true, 0)
@@ -168,7 +195,9 @@ func (sc *scratch) load(t textOpts, ex *core.Example) {
 		l.ends = append(l.ends[:0], sc.ends...)
 		l.lines = append(l.lines[:0], sc.lines...)
 		l.textLines = append(l.textLines[:0], sc.textLines...)
+		l.lcsOK = false
 		ex.Memo.Store(t.memoKey, l)
+		sc.memo = l
 	}
 }
 
@@ -254,6 +283,10 @@ type loaded struct {
 	ends             []int
 	lines, textLines []int
 	kc, distinct     int
+	// lcs[j] is the LCS length of the candidate and reference j, when lcsOK (rouge_l and
+	// rouge_lsum of one-line texts both need it).
+	lcs   []int32
+	lcsOK bool
 }
 
 // loadedID identifies the prediction and references values of a record by the memory they
