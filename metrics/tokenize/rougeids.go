@@ -253,36 +253,39 @@ func (t *RougeTokenizer) AppendIDs(dst []int32, text string) []int32 {
 		for j < len(text) && rougeByte[text[j]]-1 < 2 { // [a-z0-9] (1) or [A-Z] (2)
 			j++
 		}
-		w := text[i:j]
+		n := j - i
 		var sl *wslot
 		var k0, k1, h uint64
-		if n := j - i; n <= 16 {
+		if n <= 16 {
 			if i+16 <= len(text) {
 				q := unsafe.Add(unsafe.Pointer(unsafe.StringData(text)), i)
 				m := &shortMask[n]
 				k0 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(q), 8)) & m[0]
 				k1 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(q, 8)), 8)) & m[1]
 			} else {
-				k0, k1 = shortKeyTail(w)
+				k0, k1 = shortKeyTail(text[i:j])
 			}
 			h = shortHash(k0, k1)
 			sl = t.words.findShort(k0, k1, h, n)
 		} else {
-			h = HashString(w)
-			sl = t.words.findLong(w, h)
+			h = HashString(text[i:j])
+			sl = t.words.findLong(text[i:j], h)
+		}
+		val := sl.val
+		if sl.n == 0 {
+			w := text[i:j]
+			val = t.wordToken(w)
+			t.words.insert(sl, w, k0, k1, h, val) // may move the slots: sl is not used after
+		}
+		if val >= 0 {
+			dst = append(dst, val)
+		}
+		// The byte after a word is a separator; the common one (not a lead byte that
+		// needs a look) is skipped here.
+		if j < len(text) && rougeByte[text[j]] == 0 {
+			j++
 		}
 		i = j
-		if sl.n == 0 {
-			id := t.wordToken(w)
-			t.words.insert(sl, w, k0, k1, h, id)
-			if id >= 0 {
-				dst = append(dst, id)
-			}
-			continue
-		}
-		if sl.val >= 0 {
-			dst = append(dst, sl.val)
-		}
 	}
 	return dst
 }
