@@ -1,6 +1,8 @@
 package rouge
 
 import (
+	"sync"
+
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
@@ -39,8 +41,18 @@ func readTextOpts(o *core.Options, defTok string, withLower bool) textOpts {
 	if withLower {
 		t.lower = o.Bool("lowercase", false)
 	}
-	t.memoKey = "rouge.load" + t.signature()
+	t.memoKey = canonicalKey("rouge.load" + t.signature())
 	return t
+}
+
+// memoKeys holds one copy of each memo key: metrics with the same text options share the
+// key's bytes, so core.Memo's comparison of equal keys stops at the pointer. It holds one
+// string per combination of text options.
+var memoKeys sync.Map
+
+func canonicalKey(k string) string {
+	v, _ := memoKeys.LoadOrStore(k, k)
+	return v.(string)
 }
 
 // signature renders the text options for Metric.Signature.
@@ -66,14 +78,27 @@ func (t textOpts) text(sc *scratch, s string) []string {
 		s = tokenize.PyLower(s)
 	}
 	if t.fn == nil {
-		if sc.rt == nil {
-			sc.rt = tokenize.NewRougeTokenizer(t.stem)
-		}
-		sc.toks = sc.rt.Append(sc.toks[:0], s)
+		sc.toks = t.rouge(sc).Append(sc.toks[:0], s)
 	} else {
 		sc.toks = t.fn(sc.toks[:0], s)
 	}
 	return sc.toks
+}
+
+// rouge returns sc's rouge tokenizer (its vocabulary and stem cache persist across examples).
+func (t textOpts) rouge(sc *scratch) *tokenize.RougeTokenizer {
+	if sc.rt == nil {
+		sc.rt = tokenize.NewRougeTokenizer(t.stem)
+	}
+	return sc.rt
+}
+
+// lowered is s lowercased when the options ask for it.
+func (t textOpts) lowered(s string) string {
+	if t.lower {
+		return tokenize.PyLower(s)
+	}
+	return s
 }
 
 // tokens returns pre-tokenized input as is, lowercased when asked. It never re-tokenizes.

@@ -204,61 +204,169 @@ func (b *bitLCS) length(s []int32) int {
 	return n
 }
 
-// lcsTable is the full O(|r|·|c|) LCS table of rouge-score's `_lcs_table(ref, can)`, kept to
-// read one LCS back (rougeLsum). Its buffer is reused.
-type lcsTable struct {
-	t    []int32
-	cols int
+// lsumLCS reads the LCS indices of rouge-score's rougeLsum (`_backtrack_norec` over
+// `_lcs_table(ref, can)`) from the rows of the bit-parallel LCS instead of the full table:
+// one reference sentence against one prediction sentence costs O(|r|·⌈|c|/64⌉) word
+// operations plus a walk of at most |r|+|c| steps, instead of |r|·|c| table cells.
+//
+// Row i of the table is kept as Hyyrö's bit vector V_i over the columns: T[i][j] is the
+// number of zeros of V_i below bit j. The walk needs T only where rouge-score compares it:
+// at a mismatch, T[i][j] = max(T[i][j-1], T[i-1][j]), so rouge-score's "left when
+// T[i][j-1] > T[i-1][j]" is "left when T[i-1][j] < T[i][j]", and T[i][j] itself changes
+// only on a diagonal step (by one). The indices are the textbook table's exactly
+// (TestLsumLCS, FuzzLsumLCS). An lsumLCS is reused across examples and not safe for
+// concurrent use.
+type lsumLCS struct {
+	k     int      // column symbols are < k; other row symbols match nothing
+	off   []int    // off[p]: start in masks of prediction sentence p's k rows of w[p] words
+	w     []int    // words per row of sentence p
+	masks []uint64 // bit j of sentence p's row s is set when c[j] == s
+	rows  []uint64 // V_0..V_|r| of the current pair
 }
 
-func (lt *lcsTable) at(i, j int) int32 { return lt.t[i*lt.cols+j] }
+// reset forgets the sentences of the last example; symbols of the next ones are < k.
+func (l *lsumLCS) reset(k int) {
+	l.k = k
+	l.off = l.off[:0]
+	l.w = l.w[:0]
+	l.masks = l.masks[:0]
+}
 
-// fill computes the table of r (rows) against c (columns).
-func (lt *lcsTable) fill(r, c []int32) {
-	rows, cols := len(r)+1, len(c)+1
-	lt.cols = cols
-	need := rows * cols
-	if cap(lt.t) < need {
-		lt.t = make([]int32, need)
+// addSentence loads prediction sentence number len(l.w) (its symbols are < k).
+func (l *lsumLCS) addSentence(c []int32) {
+	w := (len(c) + 63) >> 6
+	off := len(l.masks)
+	l.off = append(l.off, off)
+	l.w = append(l.w, w)
+	need := off + l.k*w
+	if cap(l.masks) < need {
+		grown := make([]uint64, need, 2*need)
+		copy(grown, l.masks)
+		l.masks = grown
+	} else {
+		l.masks = l.masks[:need]
+		clear(l.masks[off:])
 	}
-	lt.t = lt.t[:need]
-	t := lt.t
-	for j := 0; j < cols; j++ {
-		t[j] = 0
+	m := l.masks[off:]
+	for j, s := range c {
+		m[int(s)*w+j>>6] |= 1 << (uint(j) & 63)
 	}
-	for i := 1; i < rows; i++ {
-		row, prev := t[i*cols:(i+1)*cols], t[(i-1)*cols:i*cols]
-		row[0] = 0
-		ri := r[i-1]
-		for j := 1; j < cols; j++ {
-			switch {
-			case ri == c[j-1]:
-				row[j] = prev[j-1] + 1
-			case prev[j] >= row[j-1]:
-				row[j] = prev[j]
-			default:
-				row[j] = row[j-1]
+}
+
+// backtrack appends to dst the indices into r of the LCS of r (rows) and prediction
+// sentence p, c (columns), that rouge-score's `_backtrack_norec` reads out, in descending
+// order.
+func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
+	if len(r) == 0 || len(c) == 0 {
+		return dst
+	}
+	w, k := l.w[p], l.k
+	masks := l.masks[l.off[p] : l.off[p]+k*w]
+	if need := (len(r) + 1) * w; cap(l.rows) < need {
+		l.rows = make([]uint64, need)
+	} else {
+		l.rows = l.rows[:need] // every word is written below
+	}
+	rows := l.rows
+	for x := range rows[:w] {
+		rows[x] = ^uint64(0)
+	}
+	if w == 1 {
+		v := ^uint64(0)
+		for i, s := range r {
+			if int(s) < k {
+				m := masks[s]
+				v = (v + (v & m)) | (v &^ m)
+			}
+			rows[i+1] = v
+		}
+	} else {
+		for i, s := range r {
+			prev, cur := rows[i*w:(i+1)*w], rows[(i+1)*w:(i+2)*w]
+			if int(s) >= k {
+				copy(cur, prev)
+				continue
+			}
+			m := masks[int(s)*w : int(s)*w+w]
+			var carry uint64
+			for x, mx := range m {
+				v := prev[x]
+				sum, cout := bits.Add64(v, v&mx, carry)
+				cur[x] = sum | (v &^ mx)
+				carry = cout
 			}
 		}
 	}
-}
-
-// backtrack appends to dst the indices into r of the LCS that rouge-score's
-// `_backtrack_norec` reads out: from the bottom-right cell, take the diagonal on equal
-// tokens, else move left when T[i][j-1] > T[i-1][j], else up. Indices come out descending.
-func (lt *lcsTable) backtrack(dst []int32, r, c []int32) []int32 {
 	i, j := len(r), len(c)
+	t := zerosBelow(rows[i*w:(i+1)*w], j) // T[i][j]
+	if t == 0 {
+		return dst
+	}
+	if w == 1 {
+		// The walk below, with one word per row.
+		for i > 0 && j > 0 {
+			s := r[i-1]
+			if s == c[j-1] {
+				dst = append(dst, int32(i-1))
+				i--
+				j--
+				t--
+				continue
+			}
+			low := uint64(1)<<uint(j) - 1 // j <= 64; 1<<64 is 0 in Go
+			if int32(bits.OnesCount64(^rows[i-1]&low)) == t {
+				i--
+				continue
+			}
+			j = 64 - bits.LeadingZeros64(masks[s]&(low>>1))
+		}
+		return dst
+	}
 	for i > 0 && j > 0 {
-		switch {
-		case r[i-1] == c[j-1]:
+		s := r[i-1]
+		if s == c[j-1] {
 			dst = append(dst, int32(i-1))
 			i--
 			j--
-		case lt.at(i, j-1) > lt.at(i-1, j):
-			j--
-		default:
-			i--
+			t--
+			continue
 		}
+		if zerosBelow(rows[(i-1)*w:i*w], j) == t {
+			i-- // T[i-1][j] == T[i][j] >= T[i][j-1]: up
+			continue
+		}
+		// T[i-1][j] < T[i][j] = T[i][j-1]: left, and the same holds at every column to the
+		// left (T[i-1][·] only falls) until c matches s, where rouge-score takes the
+		// diagonal. Row i rose above row i-1 through a match of s, so one exists below j
+		// (and s < k).
+		j = lastBelow(masks[int(s)*w:int(s)*w+w], j-1) + 1
 	}
 	return dst
+}
+
+// lastBelow returns the highest set bit of row below bit j, or -1.
+func lastBelow(row []uint64, j int) int {
+	x := j >> 6
+	m := row[x] & (1<<(uint(j)&63) - 1)
+	for m == 0 {
+		if x == 0 {
+			return -1
+		}
+		x--
+		m = row[x]
+	}
+	return x<<6 + 63 - bits.LeadingZeros64(m)
+}
+
+// zerosBelow counts the zero bits of row below bit j: T[i][j] for row V_i.
+func zerosBelow(row []uint64, j int) int32 {
+	n := 0
+	full := j >> 6
+	for _, x := range row[:full] {
+		n += 64 - bits.OnesCount64(x)
+	}
+	if rem := uint(j) & 63; rem != 0 {
+		n += bits.OnesCount64(^row[full] & (1<<rem - 1))
+	}
+	return int32(n)
 }

@@ -95,10 +95,8 @@ func (m *RougeL) SentenceScore(ex *core.Example) (float64, bool) {
 func (m *RougeL) example(ex *core.Example, sc *scratch) (prf, triple) {
 	sc.load(m.text, ex)
 	cand := sc.at(0)
-	sc.lcs.load(cand, sc.kc)
-	for j := 1; j < len(sc.ends); j++ {
-		ref := sc.at(j)
-		sc.triples = append(sc.triples, triple{match: int64(sc.lcs.length(ref)), cand: int64(len(cand)), ref: int64(len(ref))})
+	for j, n := range sc.lcsLengths() {
+		sc.triples = append(sc.triples, triple{match: int64(n), cand: int64(len(cand)), ref: int64(len(sc.at(j + 1)))})
 	}
 	return combine(sc.triples, m.multi, m.fm), triple{}
 }

@@ -80,6 +80,7 @@ func (m *RougeLsum) pushAll(sc *scratch, pred, refs core.Value) (np int, bounds 
 	} else {
 		np = m.pushSentences(sc, pred.Str)
 	}
+	sc.kc = sc.nIDs()
 	bounds = append(sc.bounds[:0], np)
 	for j, k := 0, textinput.Count(refs); j < k; j++ {
 		switch refs.Kind {
@@ -92,7 +93,7 @@ func (m *RougeLsum) pushAll(sc *scratch, pred, refs core.Value) (np int, bounds 
 		}
 		bounds = append(bounds, len(sc.ends))
 	}
-	sc.distinct = sc.in.n()
+	sc.distinct = sc.nIDs()
 	return np, bounds
 }
 
@@ -100,26 +101,54 @@ func (m *RougeLsum) pushAll(sc *scratch, pred, refs core.Value) (np int, bounds 
 func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 	var np int
 	var bounds []int
+	var sents []int // sentence i is sc.span(sents, i)
 	if m.text.fn == nil {
 		// The rouge tokenizer: load's lines are the sentences (and rouge_n and rouge_l
 		// share them through ex.Memo).
 		sc.load(m.text, ex)
 		np = sc.textLines[0]
 		bounds = append(sc.bounds[:0], sc.textLines...)
-		sc.ends = append(sc.ends[:0], sc.lines...)
+		sents = sc.lines
 	} else {
 		np, bounds = m.pushAll(sc, ex.Values[0], ex.Values[1])
+		sents = sc.ends
 	}
 	sc.bounds = bounds
 	k := sc.distinct
+	// The prediction's sentences are the columns of every LCS: their masks are built once.
+	// Its tokens are the ids below kc (interned first).
+	if np == 1 && oneSentenceEach(bounds) {
+		// One LCS per reference, of one sentence against one: each of its tokens occurs in
+		// both sentences at least as often as in the LCS, so the token pools never run out
+		// and the hits are the LCS length, whichever LCS rouge-score reads out.
+		c := sc.span(sents, 0)
+		if m.text.fn == nil {
+			// Then each text is one line, and its line is its sequence of load: the LCS
+			// lengths are rouge_l's (computed once per record through the memo).
+			for j, n := range sc.lcsLengths() {
+				sc.triples = append(sc.triples, triple{match: int64(n), cand: int64(len(c)), ref: int64(len(sc.span(sents, bounds[j])))})
+			}
+		} else {
+			sc.lcs.load(c, sc.kc)
+			for j := 0; j+1 < len(bounds); j++ {
+				r := sc.span(sents, bounds[j])
+				sc.triples = append(sc.triples, triple{match: int64(sc.lcs.length(r)), cand: int64(len(c)), ref: int64(len(r))})
+			}
+		}
+		return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
+	}
+	sc.lsum.reset(sc.kc)
+	for p := 0; p < np; p++ {
+		sc.lsum.addSentence(sc.span(sents, p))
+	}
 	// Token pools: the prediction's counts (kept), then working copies per reference.
 	poolP := zeroed(sc.cnt, k)
 	predTokens := int64(0)
 	for i := 0; i < np; i++ {
-		for _, t := range sc.at(i) {
+		for _, t := range sc.span(sents, i) {
 			poolP[t]++
 		}
-		predTokens += int64(len(sc.at(i)))
+		predTokens += int64(len(sc.span(sents, i)))
 	}
 	sc.cnt = poolP
 	sc.rcnt = zeroed(sc.rcnt, 2*k)
@@ -129,22 +158,20 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		clear(poolR)
 		refTokens := int64(0)
 		for i := bounds[j]; i < bounds[j+1]; i++ {
-			for _, t := range sc.at(i) {
+			for _, t := range sc.span(sents, i) {
 				poolR[t]++
 			}
-			refTokens += int64(len(sc.at(i)))
+			refTokens += int64(len(sc.span(sents, i)))
 		}
 		hits := int64(0)
 		if np > 0 && predTokens > 0 && refTokens > 0 {
 			for i := bounds[j]; i < bounds[j+1]; i++ {
-				r := sc.at(i)
+				r := sc.span(sents, i)
 				// Union of the LCS index sets of r against every prediction sentence, in
 				// ascending order.
 				sc.mark = zeroed(sc.mark, len(r))
 				for p := 0; p < np; p++ {
-					c := sc.at(p)
-					sc.tab.fill(r, c)
-					sc.idx = sc.tab.backtrack(sc.idx[:0], r, c)
+					sc.idx = sc.lsum.backtrack(sc.idx[:0], r, p, sc.span(sents, p))
 					for _, x := range sc.idx {
 						sc.mark[x] = true
 					}
@@ -161,4 +188,14 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		sc.triples = append(sc.triples, triple{match: hits, cand: predTokens, ref: refTokens})
 	}
 	return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
+}
+
+// oneSentenceEach reports whether every reference has exactly one sentence.
+func oneSentenceEach(bounds []int) bool {
+	for j := 0; j+1 < len(bounds); j++ {
+		if bounds[j+1]-bounds[j] != 1 {
+			return false
+		}
+	}
+	return true
 }

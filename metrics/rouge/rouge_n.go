@@ -118,14 +118,20 @@ func (m *RougeN) example(ex *core.Example, sc *scratch) (prf, triple) {
 	k := sc.ngrams(m.n)
 	cnt, rcnt := sc.counts(k)
 	cand := sc.gram(0)
-	candDistinct := int64(0)
-	for _, g := range cand {
-		if cnt[g] == 0 {
-			candDistinct++
-		}
-		cnt[g]++
-	}
 	set := m.multi == sumPooled
+	candDistinct := int64(0) // only the set semantics needs it
+	if set {
+		for _, g := range cand {
+			if cnt[g] == 0 {
+				candDistinct++
+			}
+			cnt[g]++
+		}
+	} else {
+		for _, g := range cand {
+			cnt[g]++
+		}
+	}
 	for j := 1; j < len(sc.ends); j++ {
 		ref := sc.gram(j)
 		t := triple{cand: int64(len(cand)), ref: int64(len(ref))}

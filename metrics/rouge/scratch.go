@@ -25,13 +25,31 @@ type scratch struct {
 	// After load with the rouge tokenizer: lines[k] is the end offset in seq of line k of
 	// the texts, textLines[i] the number of lines of texts 0..i (-1 with other tokenizers).
 	lines, textLines []int
+	// viewing is set when seq, ends, lines and textLines are views of a memo entry (load);
+	// own... are then sc's own buffers.
+	viewing                         bool
+	ownSeq                          []int32
+	ownEnds, ownLines, ownTextLines []int
 
-	lcs bitLCS
-	tab lcsTable
+	// The rouge tokenizer's ids (global to its vocabulary) become the example's dense ids
+	// through gloc: gloc[g] is valid when gstamp[g] == lgen, the example's stamp.
+	gloc   []int32
+	gstamp []uint32
+	lgen   uint32
+	nloc   int32
+
+	lcs    bitLCS
+	lsum   lsumLCS
+	memo   *loaded // the memo entry of the example, when load used one
+	lcsBuf []int32
 
 	// n-grams
 	levels    []u64Interner // levels[k] interns (id of a (k+1)-gram, next token) → id of a (k+2)-gram
 	cur, next []int32
+	// pairs: bigram ids by slot first*distinct + second, valid where pairStamp == pairGen
+	pairID    []int32
+	pairStamp []uint32
+	pairGen   uint32
 	gramN     int
 	grams     []int32 // n-gram ids of every sequence, laid out like seq (n >= 2)
 	gEnds     []int
@@ -45,21 +63,85 @@ type scratch struct {
 
 // reset starts a new example.
 func (sc *scratch) reset() {
+	sc.own()
+	sc.memo = nil
 	sc.in.reset()
+	sc.lgen++
+	if sc.lgen == 0 {
+		clear(sc.gstamp)
+		sc.lgen = 1
+	}
+	sc.nloc = 0
 	if sc.rt != nil {
 		sc.rt.Reset()
 	}
-	sc.seq = sc.seq[:0]
-	sc.ends = sc.ends[:0]
-	sc.lines = sc.lines[:0]
-	sc.textLines = sc.textLines[:0]
+	sc.seq, sc.ends, sc.lines, sc.textLines = sc.seq[:0], sc.ends[:0], sc.lines[:0], sc.textLines[:0]
 	sc.triples = sc.triples[:0]
+}
+
+// own makes seq, ends, lines and textLines sc's own buffers again after load made them
+// views of a memo entry (which must never be written through them).
+func (sc *scratch) own() {
+	if sc.viewing {
+		sc.seq, sc.ends, sc.lines, sc.textLines = sc.ownSeq, sc.ownEnds, sc.ownLines, sc.ownTextLines
+		sc.viewing = false
+		return
+	}
+	// Keep what the buffers grew to.
+	sc.ownSeq, sc.ownEnds, sc.ownLines, sc.ownTextLines = sc.seq, sc.ends, sc.lines, sc.textLines
 }
 
 // done drops the references to the example's strings.
 func (sc *scratch) done() {
 	sc.in.reset()
 	clear(sc.toks)
+}
+
+// nIDs is the number of distinct tokens of the example so far: its ids are 0..nIDs()-1.
+// An example's ids all come from the interner (tokenizers other than rouge's) or all from
+// the rouge tokenizer through gloc, so one of the two terms is 0.
+func (sc *scratch) nIDs() int { return sc.in.n() + int(sc.nloc) }
+
+// localize turns the rouge tokenizer's ids in seq[from:] into the example's dense ids.
+func (sc *scratch) localize(from int) {
+	if n := sc.rt.NumIDs(); n > len(sc.gloc) {
+		n = max(n, 2*len(sc.gloc))
+		sc.gloc = append(sc.gloc, make([]int32, n-len(sc.gloc))...)
+		sc.gstamp = append(sc.gstamp, make([]uint32, n-len(sc.gstamp))...)
+	}
+	gloc, gstamp, gen := sc.gloc, sc.gstamp, sc.lgen
+	seq := sc.seq[from:]
+	for k, g := range seq {
+		if gstamp[g] != gen {
+			gstamp[g] = gen
+			gloc[g] = sc.nloc
+			sc.nloc++
+		}
+		seq[k] = gloc[g]
+	}
+}
+
+// lcsLengths returns the LCS length of the candidate (sequence 0) and each reference
+// (sequence j+1) at index j, computed once per example and memo entry. The slice is valid
+// until the next reset; the caller must not modify it.
+func (sc *scratch) lcsLengths() []int32 {
+	if l := sc.memo; l != nil && l.lcsOK {
+		return l.lcs
+	}
+	out := sc.lcsBuf[:0]
+	if sc.memo != nil {
+		out = sc.memo.lcs[:0]
+	}
+	sc.lcs.load(sc.at(0), sc.kc)
+	for j := 1; j < len(sc.ends); j++ {
+		out = append(out, int32(sc.lcs.length(sc.at(j))))
+	}
+	if sc.memo != nil {
+		sc.memo.lcs, sc.memo.lcsOK = out, true
+	} else {
+		sc.lcsBuf = out
+	}
+	return out
 }
 
 // push appends one token sequence.
@@ -69,12 +151,15 @@ func (sc *scratch) push(toks []string) {
 }
 
 // at returns sequence i.
-func (sc *scratch) at(i int) []int32 {
+func (sc *scratch) at(i int) []int32 { return sc.span(sc.ends, i) }
+
+// span returns the tokens from ends[i-1] (0 for i = 0) to ends[i] of seq.
+func (sc *scratch) span(ends []int, i int) []int32 {
 	start := 0
 	if i > 0 {
-		start = sc.ends[i-1]
+		start = ends[i-1]
 	}
-	return sc.seq[start:sc.ends[i]]
+	return sc.seq[start:ends[i]]
 }
 
 // load interns the candidate (sequence 0) and every reference (sequences 1..k) of a checked
@@ -88,19 +173,19 @@ func (sc *scratch) load(t textOpts, ex *core.Example) {
 	l, _ := v.(*loaded)
 	sc.reset()
 	if current && l != nil && l.id == id {
-		sc.seq = append(sc.seq, l.seq...)
-		sc.ends = append(sc.ends, l.ends...)
-		sc.lines = append(sc.lines, l.lines...)
-		sc.textLines = append(sc.textLines, l.textLines...)
+		// Read-only views of the memo's buffers, until the next reset (see own).
+		sc.seq, sc.ends, sc.lines, sc.textLines = l.seq, l.ends, l.lines, l.textLines
+		sc.viewing = true
 		sc.kc, sc.distinct = l.kc, l.distinct
+		sc.memo = l
 		return
 	}
 	sc.pushValue(t, pred, true, 0)
-	sc.kc = sc.in.n()
+	sc.kc = sc.nIDs()
 	for i, n := 0, textinput.Count(refs); i < n; i++ {
 		sc.pushValue(t, refs, false, i)
 	}
-	sc.distinct = sc.in.n()
+	sc.distinct = sc.nIDs()
 	if ex.Memo != nil {
 		if l == nil {
 			l = new(loaded)
@@ -110,7 +195,9 @@ func (sc *scratch) load(t textOpts, ex *core.Example) {
 		l.ends = append(l.ends[:0], sc.ends...)
 		l.lines = append(l.lines[:0], sc.lines...)
 		l.textLines = append(l.textLines[:0], sc.textLines...)
+		l.lcsOK = false
 		ex.Memo.Store(t.memoKey, l)
+		sc.memo = l
 	}
 }
 
@@ -126,12 +213,12 @@ func (sc *scratch) pushValue(t textOpts, v core.Value, isPred bool, i int) {
 	case v.Kind == core.String:
 		s = v.Str
 	case isPred: // a list of strings is the prediction's tokens
-		sc.pushTokens(t.tokens(v.Strs))
+		sc.pushTokens(t, v.Strs)
 		return
 	case v.Kind == core.StringList:
 		s = v.Strs[i]
 	default:
-		sc.pushTokens(t.tokens(v.Lists[i]))
+		sc.pushTokens(t, v.Lists[i])
 		return
 	}
 	if t.fn != nil {
@@ -139,8 +226,11 @@ func (sc *scratch) pushValue(t textOpts, v core.Value, isPred bool, i int) {
 		sc.endText(-1)
 		return
 	}
+	rt := t.rouge(sc)
 	for line := range lines(s) {
-		sc.seq = sc.in.appendIDs(sc.seq, t.text(sc, line))
+		from := len(sc.seq)
+		sc.seq = rt.AppendIDs(sc.seq, t.lowered(line))
+		sc.localize(from)
 		sc.endLine()
 	}
 	sc.endText(len(sc.lines))
@@ -164,9 +254,18 @@ func lines(s string) iter.Seq[string] {
 	}
 }
 
-// pushTokens appends pre-tokenized text: one sequence of one line.
-func (sc *scratch) pushTokens(toks []string) {
-	sc.seq = sc.in.appendIDs(sc.seq, toks)
+// pushTokens appends pre-tokenized text (lowercased when t asks): one sequence of one line.
+func (sc *scratch) pushTokens(t textOpts, toks []string) {
+	if t.fn == nil {
+		rt := t.rouge(sc)
+		from := len(sc.seq)
+		for _, tok := range toks {
+			sc.seq = append(sc.seq, rt.TokenID(t.lowered(tok)))
+		}
+		sc.localize(from)
+	} else {
+		sc.seq = sc.in.appendIDs(sc.seq, t.tokens(toks))
+	}
 	sc.endLine()
 	sc.endText(len(sc.lines))
 }
@@ -184,6 +283,10 @@ type loaded struct {
 	ends             []int
 	lines, textLines []int
 	kc, distinct     int
+	// lcs[j] is the LCS length of the candidate and reference j, when lcsOK (rouge_l and
+	// rouge_lsum of one-line texts both need it).
+	lcs   []int32
+	lcsOK bool
 }
 
 // loadedID identifies the prediction and references values of a record by the memory they
@@ -215,6 +318,14 @@ func (sc *scratch) ngrams(n int) int {
 	if n == 1 {
 		return sc.distinct
 	}
+	if n == 2 && sc.distinct <= maxPairTokens {
+		return sc.pairs()
+	}
+	return sc.hashedGrams(n)
+}
+
+// hashedGrams is ngrams(n) for n >= 2 through one hash table per n-gram length.
+func (sc *scratch) hashedGrams(n int) int {
 	for len(sc.levels) < n-1 {
 		sc.levels = append(sc.levels, u64Interner{})
 	}
@@ -243,6 +354,45 @@ func (sc *scratch) ngrams(n int) int {
 		sc.gEnds = append(sc.gEnds, len(sc.grams))
 	}
 	return int(sc.levels[n-2].n)
+}
+
+// maxPairTokens bounds the distinct tokens of an example for which pairs numbers bigrams
+// through a table indexed by both token ids (at most 256² slots of 8 bytes).
+const maxPairTokens = 256
+
+// pairs is ngrams(2) for an example of at most maxPairTokens distinct tokens: a bigram's
+// slot is first*distinct + second, so there is no hashing and no probing. The slots carry
+// a generation stamp, so starting an example costs nothing.
+func (sc *scratch) pairs() int {
+	d := sc.distinct
+	if need := d * d; len(sc.pairID) < need {
+		sc.pairID = make([]int32, need)
+		sc.pairStamp = make([]uint32, need)
+		sc.pairGen = 0
+	}
+	sc.pairGen++
+	if sc.pairGen == 0 {
+		clear(sc.pairStamp)
+		sc.pairGen = 1
+	}
+	ids, stamp, gen := sc.pairID, sc.pairStamp, sc.pairGen
+	n := int32(0)
+	sc.grams = sc.grams[:0]
+	sc.gEnds = sc.gEnds[:0]
+	for i := range sc.ends {
+		s := sc.at(i)
+		for j := 1; j < len(s); j++ {
+			x := int(s[j-1])*d + int(s[j])
+			if stamp[x] != gen {
+				stamp[x] = gen
+				ids[x] = n
+				n++
+			}
+			sc.grams = append(sc.grams, ids[x])
+		}
+		sc.gEnds = append(sc.gEnds, len(sc.grams))
+	}
+	return int(n)
 }
 
 // gram returns the n-gram ids of sequence i after ngrams.

@@ -217,3 +217,68 @@ func TestAppend13aMatchesPre13a(t *testing.T) {
 		require.Equal(t, want, got, "input %q", in)
 	}
 }
+
+// TestRougeTokenizerAppendIDs: between two Resets, AppendIDs gives Rouge's tokens as ids that
+// are equal exactly when the tokens are (a bijection), TokenID agrees with it, and the ids
+// are below NumIDs; across enough distinct words to clear the vocabulary several times.
+func TestRougeTokenizerAppendIDs(t *testing.T) {
+	g := loadGolden(t)
+	r := rand.New(rand.NewSource(4))
+	inputs := append([]string{}, g.Inputs...)
+	for i := 0; i < 3000; i++ {
+		inputs = append(inputs, randomText(r))
+	}
+	for i := 0; i < 3*vocabMaxWords/2; i++ {
+		inputs = append(inputs, fmt.Sprintf("Word%dings RELATEDNESS%d connections", i, i%97))
+	}
+	// Words of 7, 8, 9, 15, 16, 17 and more bytes (kept in the slot up to 16), in the middle
+	// and at the end of the text (where they cannot be loaded eight bytes at a time).
+	for _, w := range []string{"Abcdefg", "abcdefgh", "ABCDEFGHI", "abcdefghijklmno", "abcdefghijklmnop",
+		"abcdefghijklmnopq", "Internationalization", "antidisestablishmentarianisms", "x1234567890123456y"} {
+		for _, f := range []string{"%s", "%s.", "a %s b c d e f g h i j k l m n o p q r", "%s%s", "%s %s! 12"} {
+			if strings.Count(f, "%s") == 2 {
+				inputs = append(inputs, fmt.Sprintf(f, w, strings.ToLower(w)))
+			} else {
+				inputs = append(inputs, fmt.Sprintf(f, w))
+			}
+		}
+	}
+	for _, stem := range []bool{false, true} {
+		rt := NewRougeTokenizer(stem)
+		idOf := map[string]int32{}
+		tokOf := map[int32]string{}
+		var ids []int32
+		clears := 0
+		for i, in := range inputs {
+			if i%7 == 0 {
+				before := rt.NumIDs()
+				rt.Reset()
+				if rt.NumIDs() < before {
+					clears++
+					clear(idOf)
+					clear(tokOf)
+				}
+			}
+			want := Rouge(in, stem)
+			prefix := []int32{-5}[:i%2]
+			ids = rt.AppendIDs(append(ids[:0], prefix...), in)
+			require.Len(t, ids, len(prefix)+len(want), "stem %v input %q", stem, in)
+			for k, tok := range want {
+				id := ids[len(prefix)+k]
+				require.Less(t, int(id), rt.NumIDs())
+				if prev, ok := idOf[tok]; ok {
+					require.Equal(t, prev, id, "token %q", tok)
+				} else {
+					idOf[tok] = id
+				}
+				if prev, ok := tokOf[id]; ok {
+					require.Equal(t, prev, tok, "id %d", id)
+				} else {
+					tokOf[id] = tok
+				}
+				require.Equal(t, id, rt.TokenID(tok))
+			}
+		}
+		require.Positive(t, clears, "the vocabulary was never cleared")
+	}
+}

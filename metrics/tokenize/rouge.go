@@ -142,6 +142,12 @@ type RougeTokenizer struct {
 	buf   []byte    // lowercased copies, append-only until Reset
 	cache stemCache // lowercase word -> stem
 	arena []byte    // scratch of stemASCII
+
+	// The id path (AppendIDs): word as written -> token id, token -> id.
+	words wordTable
+	toks  vocab
+	low   []byte   // a lowercased word
+	slow  []string // tokens of appendIDsSlow
 }
 
 // NewRougeTokenizer returns a tokenizer computing Rouge(text, stem).
@@ -150,8 +156,12 @@ func NewRougeTokenizer(stem bool) *RougeTokenizer {
 }
 
 // Reset lets the tokenizer reuse its buffers: tokens returned by Append before are invalid
-// afterwards.
-func (t *RougeTokenizer) Reset() { t.buf = t.buf[:0] }
+// afterwards. Ids returned by AppendIDs and TokenID before stay valid unless the vocabulary
+// has outgrown its bounds, which Reset then clears.
+func (t *RougeTokenizer) Reset() {
+	t.buf = t.buf[:0]
+	t.resetVocab()
+}
 
 // rougeByte classifies bytes for RougeTokenizer.Append: 1 = [a-z0-9], 2 = [A-Z], 3 = the
 // lead byte of U+0130 or U+212A (which lowercase to ASCII letters), 0 = a separator.

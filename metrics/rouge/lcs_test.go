@@ -1,0 +1,215 @@
+package rouge
+
+import (
+	"bytes"
+	"math/rand"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// lcsTable is the textbook DP, the oracle of the bit-parallel LCS tests: the full O(|r|·|c|) LCS table of rouge-score's `_lcs_table(ref, can)`, kept to
+// read one LCS back (rougeLsum). Its buffer is reused.
+type lcsTable struct {
+	t    []int32
+	cols int
+}
+
+func (lt *lcsTable) at(i, j int) int32 { return lt.t[i*lt.cols+j] }
+
+// fill computes the table of r (rows) against c (columns).
+func (lt *lcsTable) fill(r, c []int32) {
+	rows, cols := len(r)+1, len(c)+1
+	lt.cols = cols
+	need := rows * cols
+	if cap(lt.t) < need {
+		lt.t = make([]int32, need)
+	}
+	lt.t = lt.t[:need]
+	t := lt.t
+	for j := 0; j < cols; j++ {
+		t[j] = 0
+	}
+	for i := 1; i < rows; i++ {
+		row, prev := t[i*cols:(i+1)*cols], t[(i-1)*cols:i*cols]
+		row[0] = 0
+		ri := r[i-1]
+		for j := 1; j < cols; j++ {
+			switch {
+			case ri == c[j-1]:
+				row[j] = prev[j-1] + 1
+			case prev[j] >= row[j-1]:
+				row[j] = prev[j]
+			default:
+				row[j] = row[j-1]
+			}
+		}
+	}
+}
+
+// backtrack appends to dst the indices into r of the LCS that rouge-score's
+// `_backtrack_norec` reads out: from the bottom-right cell, take the diagonal on equal
+// tokens, else move left when T[i][j-1] > T[i-1][j], else up. Indices come out descending.
+func (lt *lcsTable) backtrack(dst []int32, r, c []int32) []int32 {
+	i, j := len(r), len(c)
+	for i > 0 && j > 0 {
+		switch {
+		case r[i-1] == c[j-1]:
+			dst = append(dst, int32(i-1))
+			i--
+			j--
+		case lt.at(i, j-1) > lt.at(i-1, j):
+			j--
+		default:
+			i--
+		}
+	}
+	return dst
+}
+
+// lsumOracle returns the indices rouge-score's rougeLsum reads from the textbook table.
+func lsumOracle(r, c []int32) []int32 {
+	var tab lcsTable
+	tab.fill(r, c)
+	return tab.backtrack(nil, r, c)
+}
+
+// checkLsumLCS loads the prediction sentences cs (symbols < k) and requires the indices of
+// every reference sentence in rs against each of them to be the textbook table's.
+func checkLsumLCS(t *testing.T, l *lsumLCS, k int, cs, rs [][]int32) {
+	t.Helper()
+	l.reset(k)
+	for _, c := range cs {
+		l.addSentence(c)
+	}
+	for _, r := range rs {
+		for p, c := range cs {
+			got := l.backtrack(nil, r, p, c)
+			want := lsumOracle(r, c)
+			require.Equal(t, len(want), len(got), "r=%v c=%v", r, c)
+			if len(want) > 0 {
+				require.Equal(t, want, got, "r=%v c=%v", r, c)
+			}
+		}
+	}
+}
+
+// randSeq returns n symbols below k; a small k repeats symbols a lot (many tied LCSs, where
+// only the exact backtracking rule picks rouge-score's).
+func randSeq(rng *rand.Rand, n, k int) []int32 {
+	s := make([]int32, n)
+	for i := range s {
+		s[i] = int32(rng.Intn(k))
+	}
+	return s
+}
+
+// TestLsumLCS compares the bit-parallel rougeLsum indices with the textbook table's on random
+// sentences of every length class (empty, one word, exact multiples of 64, several words),
+// with reference symbols that never occur in the prediction, and with a reused lsumLCS.
+func TestLsumLCS(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	var l lsumLCS
+	lengths := []int{0, 1, 2, 5, 63, 64, 65, 127, 128, 129, 200}
+	for trial := 0; trial < 2000; trial++ {
+		k := 1 + rng.Intn(6)
+		if trial%3 == 0 {
+			k = 1 + rng.Intn(60)
+		}
+		pick := func() int {
+			if rng.Intn(3) == 0 {
+				return lengths[rng.Intn(len(lengths))]
+			}
+			return rng.Intn(90)
+		}
+		cs := make([][]int32, 1+rng.Intn(4))
+		for i := range cs {
+			cs[i] = randSeq(rng, pick(), k)
+		}
+		rs := make([][]int32, 1+rng.Intn(3))
+		for i := range rs {
+			rs[i] = randSeq(rng, pick(), k+2) // k and k+1 never occur in a prediction
+		}
+		checkLsumLCS(t, &l, k+2, cs, rs)
+		if trial%5 == 0 {
+			// Symbols >= the loaded k match nothing.
+			checkLsumLCS(t, &l, k, cs, rs)
+		}
+	}
+	// Long sentences (many words per row).
+	for trial := 0; trial < 20; trial++ {
+		k := 1 + rng.Intn(30)
+		cs := [][]int32{randSeq(rng, 300+rng.Intn(700), k)}
+		rs := [][]int32{randSeq(rng, 300+rng.Intn(700), k)}
+		checkLsumLCS(t, &l, k, cs, rs)
+	}
+}
+
+// FuzzLsumLCS: for any two symbol strings (bytes mod 8 are symbols; the byte 0xff splits the
+// prediction into sentences), the bit-parallel rougeLsum indices and the LCS length of
+// bitLCS are the textbook table's.
+func FuzzLsumLCS(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 0xff, 1, 2}, []byte{1, 2, 3})
+	f.Add(bytes.Repeat([]byte{1, 0, 1}, 50), bytes.Repeat([]byte{0, 1}, 70))
+	f.Fuzz(func(t *testing.T, pred, ref []byte) {
+		var cs [][]int32
+		cur := []int32{}
+		for _, b := range pred {
+			if b == 0xff {
+				cs = append(cs, cur)
+				cur = []int32{}
+				continue
+			}
+			cur = append(cur, int32(b%8))
+		}
+		cs = append(cs, cur)
+		r := make([]int32, len(ref))
+		for i, b := range ref {
+			r[i] = int32(b % 8)
+		}
+		var l lsumLCS
+		checkLsumLCS(t, &l, 8, cs, [][]int32{r})
+		var b bitLCS
+		b.load(cs[0], 8)
+		var tab lcsTable
+		tab.fill(cs[0], r)
+		require.Equal(t, int(tab.at(len(cs[0]), len(r))), b.length(r))
+	})
+}
+
+// TestPairsMatchesHashedGrams: the bigram ids of pairs are those of the hash tables (both
+// number bigrams in order of first occurrence), on random examples of few and of many
+// distinct tokens, with short and empty sequences, reusing one scratch.
+func TestPairsMatchesHashedGrams(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	var sc scratch
+	for trial := 0; trial < 500; trial++ {
+		sc.reset()
+		k := 1 + rng.Intn(maxPairTokens)
+		for i, nseq := 0, 1+rng.Intn(5); i < nseq; i++ {
+			sc.seq = append(sc.seq, randSeq(rng, rng.Intn(80), k)...)
+			sc.ends = append(sc.ends, len(sc.seq))
+		}
+		seen := map[int32]bool{}
+		for _, s := range sc.seq {
+			seen[s] = true
+		}
+		// Dense ids, as load makes them.
+		dense := map[int32]int32{}
+		for i, s := range sc.seq {
+			if _, ok := dense[s]; !ok {
+				dense[s] = int32(len(dense))
+			}
+			sc.seq[i] = dense[s]
+		}
+		sc.distinct = len(seen)
+		sc.gramN = 2
+		np := sc.pairs()
+		got := append([]int32(nil), sc.grams...)
+		gotEnds := append([]int(nil), sc.gEnds...)
+		nh := sc.hashedGrams(2)
+		require.Equal(t, nh, np)
+		require.Equal(t, append([]int32(nil), sc.grams...), got)
+		require.Equal(t, sc.gEnds, gotEnds)
+	}
+}
