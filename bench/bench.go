@@ -27,6 +27,7 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/sinks/corpus"
 	"github.com/evalstream/evalstream/sources"
 )
 
@@ -542,8 +543,8 @@ func peakRSS() (int64, bool) {
 }
 
 // WriteCorpus writes n records of m's synthetic corpus to path (its extension names the
-// format, as sources.WriteCorpus reads it). The corpus depends only on m and n.
+// format, as corpus.WriteFunc writes it). The corpus depends only on m and n.
 func WriteCorpus(path string, m Mix, n int) error {
 	rng := rand.New(rand.NewSource(1))
-	return sources.WriteCorpusFunc(path, n, func(i int) map[string]any { return m.Gen(rng, i) })
+	return corpus.WriteFunc(path, n, func(i int) map[string]any { return m.Gen(rng, i) })
 }
