@@ -14,6 +14,9 @@ import (
 
 // Config is a whole pipeline: source -> metrics -> sinks.
 type Config struct {
+	// RunName labels the run in the results JSON, the CSV and the history (run); the
+	// --run-name flag overrides it. Default: the config file's base name.
+	RunName  string   `yaml:"run_name" json:"run_name,omitempty"`
 	Source   Source   `yaml:"source" json:"source"`
 	Pipeline Pipeline `yaml:"pipeline" json:"pipeline"`
 	// SliceBy lists fields whose values split every metric into slices (reported besides the
@@ -25,7 +28,34 @@ type Config struct {
 	Sinks   []Sink           `yaml:"sinks" json:"sinks"`
 	State   State            `yaml:"state" json:"state,omitempty"`
 	Window  *Window          `yaml:"window" json:"window,omitempty"`
+	// CI turns on confidence intervals for every metric (statistics.md §1).
+	CI *CI `yaml:"ci" json:"ci,omitempty"`
+	// Gate decides, after the metrics are computed, whether the build may ship
+	// (statistics.md §3).
+	Gate *Gate `yaml:"gate" json:"gate,omitempty"`
 }
+
+// CI configures the resampling that gives every metric a confidence interval.
+type CI struct {
+	// Method is poisson (the default), sacrebleu (bleu/chrf/ter: sacrebleu --confidence
+	// exactly) or none.
+	Method    string  `yaml:"method" json:"method"`
+	Resamples int     `yaml:"resamples" json:"resamples"`
+	Level     float64 `yaml:"level" json:"level"`
+	// Seed is a pointer so that an explicit 0 is kept.
+	Seed *uint64 `yaml:"seed" json:"seed"`
+	// Key is the field naming the resampling unit (segment, document, user); empty = the
+	// record's position.
+	Key string `yaml:"key" json:"key,omitempty"`
+}
+
+// CI defaults (statistics.md §1).
+const (
+	DefaultCIResamples = 1000
+	DefaultCILevel     = 0.95
+	DefaultCISeed      = 12345
+	MaxCIResamples     = 100000
+)
 
 // Source says where records come from.
 type Source struct {
@@ -190,6 +220,24 @@ func (c *Config) ApplyDefaults() {
 	}
 	if c.Pipeline.BatchSize == 0 {
 		c.Pipeline.BatchSize = DefaultBatchSize
+	}
+	if c.Gate != nil {
+		c.Gate.applyDefaults()
+	}
+	if ci := c.CI; ci != nil {
+		if ci.Method == "" {
+			ci.Method = "poisson"
+		}
+		if ci.Resamples == 0 {
+			ci.Resamples = DefaultCIResamples
+		}
+		if ci.Level == 0 {
+			ci.Level = DefaultCILevel
+		}
+		if ci.Seed == nil {
+			seed := uint64(DefaultCISeed)
+			ci.Seed = &seed
+		}
 	}
 	if c.Pipeline.OnError == "" {
 		c.Pipeline.OnError = "fail"
@@ -425,6 +473,24 @@ func (c *Config) Validate() error {
 		if k.Type == "examples" && k.Format != "" {
 			oneOf(&p, path+".format", k.Format, "jsonl", "parquet")
 		}
+	}
+	if ci := c.CI; ci != nil {
+		oneOf(&p, "ci.method", ci.Method, "poisson", "sacrebleu", "none")
+		if ci.Resamples < 2 || ci.Resamples > MaxCIResamples {
+			p.add("ci.resamples", "%d is outside 2..%d", ci.Resamples, MaxCIResamples)
+		}
+		if !(ci.Level > 0 && ci.Level < 1) {
+			p.add("ci.level", "%v is not strictly between 0 and 1", ci.Level)
+		} else if ci.Method == "sacrebleu" && ci.Level != 0.95 {
+			p.add("ci.level", "method sacrebleu computes 95%% intervals only, not %v", ci.Level)
+		}
+	}
+	if c.Gate != nil {
+		var names []string
+		for _, m := range c.Metrics {
+			names = append(names, fmt.Sprint(m["name"]))
+		}
+		p = append(p, c.Gate.Problems(names)...)
 	}
 	if w := c.Window; w != nil {
 		oneOf(&p, "window.type", w.Type, "tumbling")

@@ -41,7 +41,7 @@ func TestParseDefaultsAndValidate(t *testing.T) {
 func TestUnknownKeysListValidKeys(t *testing.T) {
 	tests := []struct{ yaml, want string }{
 		{"source: {type: file, paht: x}\n", `unknown key "paht" in source (valid keys: brokers, connect_timeout, emit_interval, format, group, hypotheses, isolation, max_record_bytes, mode, path, `},
-		{"pipelin: {}\n", `unknown key "pipelin" in the top level (valid keys: metrics, pipeline, sinks, slice_by, source, state, window)`},
+		{"pipelin: {}\n", `unknown key "pipelin" in the top level (valid keys: ci, gate, metrics, pipeline, run_name, sinks, slice_by, source, state, window)`},
 		{"sinks: [{type: json, pth: x}]\n", `unknown key "pth" in a sink`},
 	}
 	for _, tt := range tests {

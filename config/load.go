@@ -269,6 +269,7 @@ var types = map[string]reflect.Type{
 	"Config": reflect.TypeOf(Config{}), "Source": reflect.TypeOf(Source{}), "Pipeline": reflect.TypeOf(Pipeline{}),
 	"DeadLetter": reflect.TypeOf(DeadLetter{}), "Sink": reflect.TypeOf(Sink{}), "State": reflect.TypeOf(State{}),
 	"Window": reflect.TypeOf(Window{}), "TLS": reflect.TypeOf(TLS{}), "SASL": reflect.TypeOf(SASL{}),
+	"Gate": reflect.TypeOf(Gate{}), "GateRule": reflect.TypeOf(GateRule{}),
 }
 
 func sectionName(t string) string {
@@ -279,6 +280,8 @@ func sectionName(t string) string {
 		return "pipeline.dead_letter"
 	case "Sink":
 		return "a sink"
+	case "GateRule":
+		return "a gate rule"
 	}
 	return strings.ToLower(t)
 }

@@ -15,7 +15,7 @@ func TestUnknownKeysAllAtOnce(t *testing.T) {
 	}{
 		{"top level and nested together", "soruce: {}\nsource: {type: file, paht: x}\npipeline: {on_eror: skip}\n", []string{
 			`pipeline.on_eror: unknown key "on_eror" in pipeline (valid keys: batch_size, dead_letter, max_bad, on_error, workers); did you mean "on_error"?`,
-			`soruce: unknown key "soruce" in the top level (valid keys: metrics, pipeline, sinks, slice_by, source, state, window); did you mean "source"?`,
+			`soruce: unknown key "soruce" in the top level (valid keys: ci, gate, metrics, pipeline, run_name, sinks, slice_by, source, state, window); did you mean "source"?`,
 			`source.paht: unknown key "paht" in source (valid keys: `,
 			`; did you mean "path"?`,
 		}},
@@ -32,7 +32,7 @@ func TestUnknownKeysAllAtOnce(t *testing.T) {
 			`pipeline.dead_letter.pth: unknown key "pth" in pipeline.dead_letter (valid keys: path, topic); did you mean "path"?`,
 		}},
 		{"nothing near", "zzzzzzzzzz: 1\n", []string{
-			`zzzzzzzzzz: unknown key "zzzzzzzzzz" in the top level (valid keys: metrics, pipeline, sinks, slice_by, source, state, window)`,
+			`zzzzzzzzzz: unknown key "zzzzzzzzzz" in the top level (valid keys: ci, gate, metrics, pipeline, run_name, sinks, slice_by, source, state, window)`,
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

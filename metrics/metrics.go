@@ -15,7 +15,10 @@ import (
 	"github.com/evalstream/evalstream/metrics/prob"
 	"github.com/evalstream/evalstream/metrics/rank"
 	"github.com/evalstream/evalstream/metrics/regress"
+	"github.com/evalstream/evalstream/metrics/retrieval"
 	"github.com/evalstream/evalstream/metrics/rouge"
+	"github.com/evalstream/evalstream/metrics/stats"
+	"github.com/evalstream/evalstream/metrics/stats/sacrebleu"
 	"github.com/evalstream/evalstream/metrics/ter"
 	"github.com/evalstream/evalstream/metrics/text"
 )
@@ -58,12 +61,23 @@ var constructors = map[string]constructor{
 	"cohen_kappa":        classify.NewCohenKappa,
 	"balanced_accuracy":  classify.NewBalancedAccuracy,
 
+	// sklearn's classification_report (issue 20)
+	"classification_report": classify.NewClassificationReport,
+
 	// ranking and probability metrics (issue 16)
 	"auroc":             rank.NewAUROC,
 	"average_precision": rank.NewAveragePrecision,
 	"log_loss":          prob.NewLogLoss,
 	"brier":             prob.NewBrier,
 	"calibration_error": prob.NewCalibration,
+
+	// ranked retrieval as trec_eval computes it (issue 16)
+	"mrr":            retrieval.NewMRR,
+	"ndcg":           retrieval.NewNDCG,
+	"map":            retrieval.NewMAP,
+	"precision_at_k": retrieval.NewPrecisionAtK,
+	"recall_at_k":    retrieval.NewRecallAtK,
+	"hit_rate":       retrieval.NewHitRate,
 }
 
 // Types lists the metric types in catalogue order.
@@ -81,6 +95,7 @@ func Docs() []core.Doc {
 	for _, ds := range [][]core.Doc{bleu.Docs(), ter.Docs(), rouge.Docs(), text.Docs(), classify.Docs(), regress.Docs(), asr.Docs(), rank.Docs(), prob.Docs()} {
 		all = append(all, ds...)
 	}
+	all = append(all, retrieval.Docs()...)
 	return all
 }
 
@@ -131,6 +146,27 @@ func New(entry map[string]any) (*Metric, error) {
 		return nil, err
 	}
 	return &Metric{Metric: m, Name: name, Type: typ, Fields: fields, Options: opts}, nil
+}
+
+// WithCI returns a copy of m whose states also compute a confidence interval as c says
+// (method none returns m itself).
+func (m *Metric) WithCI(c stats.Config) (*Metric, error) {
+	out := *m
+	switch c.Method {
+	case stats.MethodNone:
+		return m, nil
+	case stats.MethodPoisson:
+		out.Metric = stats.NewBootstrap(m.Metric, c)
+		return &out, nil
+	case stats.MethodSacrebleu:
+		sm, err := sacrebleu.New(m.Metric, c)
+		if err != nil {
+			return nil, fmt.Errorf("metric %s (type %s): %w", m.Name, m.Type, err)
+		}
+		out.Metric = sm
+		return &out, nil
+	}
+	return nil, fmt.Errorf("ci.method %s: not available for metric %s (type %s)", c.Method, m.Name, m.Type)
 }
 
 // CanonicalOptions renders the options as JSON with sorted keys (for state files).

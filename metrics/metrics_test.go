@@ -23,7 +23,16 @@ func TestCatalogue(t *testing.T) {
 		require.NotEmpty(t, d.Value, d.Type)
 		require.Contains(t, []string{core.DirectionHigher, core.DirectionLower, core.DirectionNone}, d.Direction, d.Type)
 		for _, p := range d.Presets {
-			m, err := New(map[string]any{"type": d.Type, "compat": p})
+			entry := map[string]any{"type": d.Type, "compat": p}
+			for _, o := range d.Options {
+				// An option without a default (retrieval cutoffs) must be given.
+				if o.Default == "required" {
+					_, err := New(entry)
+					require.ErrorContains(t, err, o.Name+":", "%s without %s", d.Type, o.Name)
+					entry[o.Name] = 10
+				}
+			}
+			m, err := New(entry)
 			require.NoError(t, err, "%s compat=%s", d.Type, p)
 			require.NotEmpty(t, m.Signature())
 			require.Len(t, m.Fields, len(m.Roles()))

@@ -12,6 +12,7 @@ import (
 
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/stats"
 )
 
 // Plan is the static shape of a run: the metrics, the slice fields, and the record fields
@@ -28,6 +29,10 @@ type Plan struct {
 	// roleFields is how many of Fields some metric reads: they come first.
 	roleFields int
 	columnar   bool
+	// ci is the resampling set-up when the metrics are bootstrapped, with keyIdx the
+	// position of its key field in Fields (-1: the record's position is the unit).
+	ci     *stats.Config
+	keyIdx int
 }
 
 // NewPlan computes the field projection for the metrics and slice fields. extra lists other
@@ -51,6 +56,17 @@ func NewPlan(ms []*metrics.Metric, sliceBy []string, extra ...string) *Plan {
 		p.roleIdx = append(p.roleIdx, ri)
 	}
 	p.roleFields = len(p.Fields)
+	p.keyIdx = -1
+	for _, m := range ms {
+		if b, ok := m.Metric.(interface{ CIConfig() stats.Config }); ok {
+			c := b.CIConfig()
+			p.ci = &c
+			if c.Key != "" {
+				extra = append(extra, c.Key)
+			}
+			break
+		}
+	}
 	for _, f := range sliceBy {
 		p.sliceIdx = append(p.sliceIdx, idx(f))
 	}
@@ -58,6 +74,9 @@ func NewPlan(ms []*metrics.Metric, sliceBy []string, extra ...string) *Plan {
 		if f != "" {
 			idx(f)
 		}
+	}
+	if p.ci != nil && p.ci.Key != "" {
+		p.keyIdx = pos[p.ci.Key]
 	}
 	p.columnar = len(p.sliceIdx) == 0 && len(ms) > 0
 	for _, m := range ms {
@@ -67,6 +86,9 @@ func NewPlan(ms []*metrics.Metric, sliceBy []string, extra ...string) *Plan {
 	}
 	return p
 }
+
+// CI returns the resampling set-up of the plan's metrics, or nil when they have none.
+func (p *Plan) CI() *stats.Config { return p.ci }
 
 // FieldIndex returns the position of field f in Fields, or -1.
 func (p *Plan) FieldIndex(f string) int {
@@ -201,6 +223,7 @@ type Folder struct {
 	span    []int
 	colBufs [][][]int64 // per metric: its role columns, for FoldColumns
 	memo    core.Memo   // shared by the metrics of the record being folded
+	unit    uint64      // the resampling unit of the record being folded
 }
 
 // NewFolder returns a folder for the plan.
@@ -302,6 +325,12 @@ func CheckFinite(v *core.Value, field string) *core.RecordError {
 				return &core.RecordError{Reason: ReasonNonFinite, Field: field, Detail: fmt.Sprintf("%s at index %d", formatFloat(x), i)}
 			}
 		}
+	case core.Map:
+		for i, x := range v.Floats {
+			if !isFinite(x) {
+				return &core.RecordError{Reason: ReasonNonFinite, Field: field, Detail: fmt.Sprintf("%s at key %q", formatFloat(x), v.Strs[i])}
+			}
+		}
 	}
 	return nil
 }
@@ -340,6 +369,12 @@ func checkUTF8(v *core.Value, field string) *core.RecordError {
 				return bad(fmt.Sprintf("the string at index %d", i))
 			}
 		}
+	case core.Map:
+		for i, s := range v.Strs {
+			if !utf8.ValidString(s) {
+				return bad(fmt.Sprintf("the key at index %d", i))
+			}
+		}
 	case core.StringLists:
 		for i, l := range v.Lists {
 			for j, s := range l {
@@ -375,7 +410,27 @@ func (f *Folder) example(i int, rec *Record) *core.Example {
 	}
 	ex.Seq = rec.Seq
 	ex.UTF8Checked = rec.UTF8Checked
+	ex.Unit = f.unit
 	return ex
+}
+
+// resamplingUnit is the record's unit for the bootstrap (statistics.md §1): its key field's
+// value; without a key, a Kafka message's key (Record.Unit) or partition and offset, or a
+// file record's row, so that line-aligned files of different systems pair up.
+func (f *Folder) resamplingUnit(rec *Record) uint64 {
+	if i := f.plan.keyIdx; i >= 0 {
+		b := &f.keyBuf
+		b.Reset()
+		writeScalar(b, rec.Values[i])
+		return stats.UnitOfText(b.String())
+	}
+	switch {
+	case rec.Unit != 0:
+		return rec.Unit
+	case rec.Pos.Topic != "":
+		return stats.UnitOfOffset(rec.Pos.Partition, rec.Pos.Offset)
+	}
+	return stats.UnitOfRow(rec.Pos.Row)
 }
 
 // IntColumnsChecker is implemented by metrics (the core.Metric of a metrics.Metric) that can
@@ -435,6 +490,9 @@ func (f *Folder) FoldColumns(acc *Accumulator, c *Columns) bool {
 // Add folds a record that passed Check into acc, weight times.
 func (f *Folder) Add(acc *Accumulator, rec *Record, weight int64) {
 	f.memo.Next()
+	if f.plan.ci != nil {
+		f.unit = f.resamplingUnit(rec)
+	}
 	acc.Records += weight
 	var slice *Slice
 	if len(f.plan.sliceIdx) > 0 {

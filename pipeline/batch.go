@@ -48,6 +48,9 @@ type Record struct {
 	// UTF8Checked is set by a source that validated every string in Values as UTF-8 (see
 	// core.Example.UTF8Checked).
 	UTF8Checked bool
+	// Unit, when not 0, is the record's resampling unit for the bootstrap when no key field
+	// is configured: Kafka sources set it from the message key.
+	Unit uint64
 }
 
 // Batch is a group of records handed to one worker. Strings in Values may alias buffers

@@ -24,6 +24,9 @@ type Results struct {
 	Slices        []SliceResult
 	// Window is set for per-window results of a windowed Kafka run.
 	Window *WindowSpan
+	// Gate is the verdict of the run's gate (a JSON-encodable value, rendered as the
+	// results' "gate" object), or nil when the run has no gate.
+	Gate any
 }
 
 // WindowSpan is the [Start, End) interval of a time window.
@@ -144,6 +147,12 @@ func (r *Results) MarshalJSON() ([]byte, error) {
 		}
 		b.WriteByte('}')
 	}
+	if r.Gate != nil {
+		b.WriteString(`,"gate":`)
+		if err := writeJSONErr(&b, r.Gate); err != nil {
+			return nil, err
+		}
+	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
@@ -165,6 +174,10 @@ func writeMetrics(b *bytes.Buffer, ms []MetricResult) error {
 			b.WriteString(`,"reason":`)
 			writeJSON(b, m.Reason)
 		}
+		if m.CI != nil {
+			b.WriteString(`,"ci":`)
+			writeInterval(b, m.CI)
+		}
 		if len(m.Details) > 0 {
 			b.WriteString(`,"details":`)
 			if err := writeJSONErr(b, m.Details); err != nil {
@@ -177,6 +190,35 @@ func writeMetrics(b *bytes.Buffer, ms []MetricResult) error {
 	}
 	b.WriteByte('}')
 	return nil
+}
+
+// writeInterval renders a confidence interval in the key order of statistics.md §1.
+func writeInterval(b *bytes.Buffer, iv *core.Interval) {
+	b.WriteString(`{"low":`)
+	writeJSON(b, iv.Low)
+	b.WriteString(`,"high":`)
+	writeJSON(b, iv.High)
+	b.WriteString(`,"level":`)
+	writeJSON(b, iv.Level)
+	b.WriteString(`,"method":`)
+	writeJSON(b, iv.Method)
+	b.WriteString(`,"resamples":`)
+	writeJSON(b, iv.Resamples)
+	b.WriteString(`,"seed":`)
+	writeJSON(b, iv.Seed)
+	b.WriteString(`,"stderr":`)
+	writeJSON(b, iv.Stderr)
+	if iv.Undefined > 0 {
+		b.WriteString(`,"undefined":`)
+		writeJSON(b, iv.Undefined)
+	}
+	if iv.Mean != nil {
+		b.WriteString(`,"mean":`)
+		writeJSON(b, *iv.Mean)
+		b.WriteString(`,"half_width":`)
+		writeJSON(b, *iv.HalfWidth)
+	}
+	b.WriteByte('}')
 }
 
 func writeJSON(b *bytes.Buffer, v any) { _ = writeJSONErr(b, v) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/stats"
 )
 
 // stateMagic starts every saved state file; stateVersion is its format version. Version 2
@@ -32,6 +33,9 @@ type stateHeader struct {
 	SliceBy []string      `json:"slice_by,omitempty"`
 	// Covers is Accumulator.Covers.
 	Covers []string `json:"covers,omitempty"`
+	// CI is the resampling set-up of states saved with bootstrap replicates; older readers
+	// fail on it through the signatures, which include it.
+	CI *stats.Config `json:"ci,omitempty"`
 }
 
 type stateMetric struct {
@@ -44,7 +48,7 @@ type stateMetric struct {
 // EncodeState serializes an accumulator with a self-describing header (metric types,
 // options, signatures, slice fields, format version) and a CRC-32 trailer.
 func EncodeState(a *Accumulator) ([]byte, error) {
-	h := stateHeader{Format: stateVersion, SliceBy: a.plan.SliceBy, Covers: a.Covers}
+	h := stateHeader{Format: stateVersion, SliceBy: a.plan.SliceBy, Covers: a.Covers, CI: a.plan.ci}
 	for _, m := range a.plan.Metrics {
 		opts, err := m.CanonicalOptions()
 		if err != nil {
@@ -152,6 +156,9 @@ func DecodeState(b []byte) (*Accumulator, error) {
 		entry["type"] = sm.Type
 		entry["name"] = sm.Name
 		m, err := metrics.New(entry)
+		if err == nil && h.CI != nil {
+			m, err = m.WithCI(*h.CI)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: metric %s: %v", ErrStateFormat, sm.Name, err)
 		}

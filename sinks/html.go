@@ -10,8 +10,15 @@ import (
 )
 
 // HTML writes the self-contained HTML report (package report) of the results to a file,
-// atomically. It is not safe for concurrent use.
-type HTML struct{ Path string }
+// atomically. In a windowed run it keeps the last MaxReportWindows windows' results and
+// charts them. It is not safe for concurrent use.
+type HTML struct {
+	Path    string
+	windows []*htmlreport.Run
+}
+
+// MaxReportWindows bounds the windows an html sink keeps (and draws).
+const MaxReportWindows = 500
 
 // Write replaces the file with the report of r.
 func (s *HTML) Write(_ context.Context, r *pipeline.Results) error {
@@ -28,8 +35,14 @@ func (s *HTML) Stage(r *pipeline.Results) (*AtomicFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	if run.Window != nil {
+		s.windows = append(s.windows, run)
+		if len(s.windows) > MaxReportWindows {
+			s.windows = s.windows[len(s.windows)-MaxReportWindows:]
+		}
+	}
 	var buf bytes.Buffer
-	if err := htmlreport.Render(&buf, htmlreport.Input{Run: run, Direction: MetricDirection}); err != nil {
+	if err := htmlreport.Render(&buf, htmlreport.Input{Run: run, Windows: s.windows, Direction: MetricDirection}); err != nil {
 		return nil, err
 	}
 	return stage(s.Path, buf.Bytes())

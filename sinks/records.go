@@ -187,6 +187,14 @@ func ValueJSON(v core.Value) any {
 			out[i] = floatJSON(x)
 		}
 		return out
+	case core.Map:
+		// encoding/json sorts the keys; of a key repeated in an Arrow map, the last value
+		// is kept, as a JSON reader would keep it.
+		out := make(map[string]any, len(v.Strs))
+		for i, k := range v.Strs {
+			out[k] = floatJSON(v.Floats[i])
+		}
+		return out
 	}
 	return nil
 }

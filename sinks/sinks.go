@@ -5,14 +5,20 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
+	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
 )
 
@@ -40,7 +46,12 @@ func stage(path string, data []byte) (*AtomicFile, error) {
 }
 
 // JSON writes the results JSON of the interface contract to a file, atomically.
-type JSON struct{ Path string }
+type JSON struct {
+	Path string
+	// Meta, when set, is called at each write for the run's description, written before
+	// the results' own keys (see RunMeta).
+	Meta func() RunMeta
+}
 
 // Write replaces the file with r.
 func (s *JSON) Write(_ context.Context, r *pipeline.Results) error {
@@ -53,7 +64,12 @@ func (s *JSON) Write(_ context.Context, r *pipeline.Results) error {
 
 // Stage writes r to a temporary file (see Stager).
 func (s *JSON) Stage(r *pipeline.Results) (*AtomicFile, error) {
-	b, err := IndentedJSON(r)
+	var meta *RunMeta
+	if s.Meta != nil {
+		m := s.Meta()
+		meta = &m
+	}
+	b, err := ResultsJSON(r, meta)
 	if err != nil {
 		return nil, err
 	}
@@ -64,10 +80,19 @@ func (s *JSON) Stage(r *pipeline.Results) (*AtomicFile, error) {
 func (s *JSON) Close() error { return nil }
 
 // IndentedJSON renders results as indented JSON with a final newline.
-func IndentedJSON(r *pipeline.Results) ([]byte, error) {
+func IndentedJSON(r *pipeline.Results) ([]byte, error) { return ResultsJSON(r, nil) }
+
+// ResultsJSON renders results as indented JSON with a final newline, with the run's
+// description (meta, may be nil) before the results' own keys.
+func ResultsJSON(r *pipeline.Results, meta *RunMeta) ([]byte, error) {
 	raw, err := r.MarshalJSON()
 	if err != nil {
 		return nil, err
+	}
+	if meta != nil {
+		if raw, err = withMeta(raw, *meta); err != nil {
+			return nil, err
+		}
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, raw, "", "  "); err != nil {
@@ -93,16 +118,11 @@ type JSONL struct {
 
 // historyLine is the layout of one JSONL line. Field order is the output order.
 type historyLine struct {
-	Time             string          `json:"time"`
-	Run              *string         `json:"run,omitempty"`
-	StartedAt        string          `json:"started_at,omitempty"`
-	DurationS        *float64        `json:"duration_s,omitempty"`
-	Version          string          `json:"version,omitempty"`
-	GitCommit        string          `json:"git_commit,omitempty"`
-	Input            []Input         `json:"input,omitempty"`
-	MetricsSignature string          `json:"metrics_signature,omitempty"`
-	ConfigSignature  string          `json:"config_signature"`
-	Results          json.RawMessage `json:"results"`
+	Time string `json:"time"`
+	// The run's description; nil (absent) without Meta.
+	*runFields
+	ConfigSignature string          `json:"config_signature"`
+	Results         json.RawMessage `json:"results"`
 }
 
 // Write appends a history line.
@@ -117,15 +137,7 @@ func (s *JSONL) Write(_ context.Context, r *pipeline.Results) error {
 	}
 	line := historyLine{Time: now().UTC().Format(time.RFC3339Nano), ConfigSignature: s.Signature, Results: raw}
 	if s.Meta != nil {
-		m := s.Meta()
-		d := m.Duration.Seconds()
-		line.Run, line.DurationS = &m.Run, &d
-		line.StartedAt = m.StartedAt.UTC().Format(time.RFC3339Nano)
-		line.Version, line.GitCommit, line.MetricsSignature = m.Version, m.GitCommit, m.MetricsSignature
-		line.Input = m.Inputs
-		if line.Input == nil {
-			line.Input = []Input{}
-		}
+		line.runFields = s.Meta().fields()
 	}
 	// Without HTML escaping, the results inside the line are their MarshalJSON bytes
 	// (already escaped), not escaped a second time.
@@ -141,26 +153,146 @@ func (s *JSONL) Write(_ context.Context, r *pipeline.Results) error {
 // Close does nothing.
 func (s *JSONL) Close() error { return nil }
 
-// CSV writes one row per metric and slice: slice, metric, type, value, records, reason,
-// signature. Per-class arrays and matrices are JSON in the value cell.
-type CSV struct{ Path string }
+// CSV appends tidy rows to a file: one row per run × slice × metric × class, the columns
+// of CSVHeader. A scalar metric has one row with empty class, predicted and stat cells; a
+// per-class array one row per class; a matrix (confusion_matrix) one row per cell (class =
+// true class, predicted = predicted class); a report (classification_report) one row per
+// entry and statistic (class = "0", "macro avg"..., stat = precision, recall, f1-score or
+// support; accuracy one row with class "accuracy"); a null value an empty value cell and
+// its reason. Classes are named by the metric's details.classes when it lists one per element
+// (the sklearn preset's classes seen), else by their index. The header is written once,
+// when the file is new or empty; an existing file with another header is refused rather
+// than mixed. A CSV is not safe for concurrent use; concurrent runs appending to one file
+// must be serialized by their caller.
+type CSV struct {
+	Path string
+	// Meta, when set, is called at each write for the run label (see RunMeta).
+	Meta func() RunMeta
+	// Now, when set, replaces time.Now for the time column (tests).
+	Now func() time.Time
+}
 
-// Write replaces the file with r.
+// CSVHeader is the CSV sink's header row.
+var CSVHeader = []string{"time", "run", "slice", "metric", "type", "class", "predicted", "stat", "value", "records", "reason", "signature"}
+
+// ErrCSVHeader is wrapped when an existing CSV file has another header.
+var ErrCSVHeader = errors.New("existing CSV file has another header")
+
+// Write appends r's rows (and the header, to a new or empty file) with a single append:
+// the continuous Kafka runs, which write at every emission, use it.
 func (s *CSV) Write(_ context.Context, r *pipeline.Results) error {
-	f, err := s.Stage(r)
+	fresh, err := CheckCSVHeader(s.Path)
 	if err != nil {
 		return err
 	}
-	return f.Commit()
+	b, err := s.rows(r, fresh)
+	if err != nil {
+		return err
+	}
+	return appendFile(s.Path, b)
 }
 
-// Stage writes r to a temporary file (see Stager).
+// Stage writes a temporary copy of the file with r's rows appended (see Stager), so that a
+// file run appends all or nothing together with its other outputs: until Commit renames
+// the copy into place, the file keeps its previous rows only. A device or a pipe is written
+// in place (it has no previous rows to copy).
 func (s *CSV) Stage(r *pipeline.Results) (*AtomicFile, error) {
+	fresh, err := CheckCSVHeader(s.Path)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.rows(r, fresh)
+	if err != nil {
+		return nil, err
+	}
+	f, err := CreateAtomic(s.Path)
+	if err != nil {
+		return nil, err
+	}
+	if !fresh && !f.direct {
+		if err := copyInto(f, s.Path); err != nil {
+			f.Abort()
+			return nil, err
+		}
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Abort()
+		return nil, err
+	}
+	if err := f.Finish(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// copyInto copies the file at path to the end of f.
+func copyInto(f *AtomicFile, path string) error {
+	src, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read %s to append to it: %w", path, pathErrCause(err))
+	}
+	defer src.Close()
+	// Through f's Write (hidden from io.Copy's ReaderFrom) so that an error names path.
+	_, err = io.Copy(struct{ io.Writer }{f}, src)
+	return err
+}
+
+// rows renders r's rows, after the header when fresh.
+func (s *CSV) rows(r *pipeline.Results, fresh bool) ([]byte, error) {
+	now := time.Now
+	if s.Now != nil {
+		now = s.Now
+	}
+	ts := now().UTC().Format(time.RFC3339Nano)
+	run := ""
+	if s.Meta != nil {
+		run = s.Meta().Run
+	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	_ = w.Write([]string{"slice", "metric", "type", "value", "records", "reason", "signature"})
+	if fresh {
+		_ = w.Write(CSVHeader)
+	}
 	row := func(slice string, records int64, m pipeline.MetricResult) {
-		_ = w.Write([]string{slice, m.Name, m.Type, FormatValue(m.Value, -1), strconv.FormatInt(records, 10), m.Reason, m.Signature})
+		rec := strconv.FormatInt(records, 10)
+		cellStat := func(class, pred, stat string, v any) {
+			val := ""
+			if v != nil {
+				val = FormatValue(v, -1)
+			}
+			_ = w.Write([]string{ts, run, slice, m.Name, m.Type, class, pred, stat, val, rec, m.Reason, m.Signature})
+		}
+		cell := func(class, pred string, v any) { cellStat(class, pred, "", v) }
+		if obj, ok := m.Value.(map[string]any); ok {
+			// A report: class = the entry's key, stat = the statistic within it.
+			for _, k := range objectKeys(obj, m.Details) {
+				e, ok := obj[k].(map[string]any)
+				if !ok {
+					cell(k, "", obj[k])
+					continue
+				}
+				for _, st := range statKeys(e) {
+					cellStat(k, "", st, e[st])
+				}
+			}
+			return
+		}
+		rv := reflect.ValueOf(m.Value)
+		if m.Value == nil || (rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array) {
+			cell("", "", m.Value)
+			return
+		}
+		name := classNamer(m.Details, rv.Len())
+		for i := 0; i < rv.Len(); i++ {
+			e := reflect.ValueOf(rv.Index(i).Interface())
+			if e.Kind() != reflect.Slice && e.Kind() != reflect.Array {
+				cell(name(i), "", rv.Index(i).Interface())
+				continue
+			}
+			for j := 0; j < e.Len(); j++ {
+				cell(name(i), name(j), e.Index(j).Interface())
+			}
+		}
 	}
 	for _, m := range r.Metrics {
 		row("", r.Records, m)
@@ -174,7 +306,50 @@ func (s *CSV) Stage(r *pipeline.Results) (*AtomicFile, error) {
 	if err := w.Error(); err != nil {
 		return nil, err
 	}
-	return stage(s.Path, buf.Bytes())
+	return buf.Bytes(), nil
+}
+
+// classNamer names the i-th element of a per-class value of length n: details.classes[i]
+// when details lists exactly n classes, else i.
+func classNamer(details map[string]any, n int) func(int) string {
+	cv := reflect.ValueOf(details["classes"])
+	if (cv.Kind() == reflect.Slice || cv.Kind() == reflect.Array) && cv.Len() == n {
+		return func(i int) string { return fmt.Sprint(cv.Index(i).Interface()) }
+	}
+	return strconv.Itoa
+}
+
+// CheckCSVHeader reports whether path needs a header (it does not exist, is empty, or is
+// not a regular file: a pipe cannot be read back), and fails when it is a CSV file whose
+// first row is not CSVHeader.
+func CheckCSVHeader(path string) (fresh bool, err error) {
+	// Stat before opening: opening a FIFO for reading would wait for a writer.
+	st, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if st.IsDir() {
+		return false, fmt.Errorf("%s is a directory", path)
+	}
+	if !st.Mode().IsRegular() || st.Size() == 0 {
+		return true, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	got, err := csv.NewReader(f).Read()
+	if err != nil {
+		return false, fmt.Errorf("%s: %w: its first row does not read as CSV (%v); write to a new file", path, ErrCSVHeader, err)
+	}
+	if !slices.Equal(got, CSVHeader) {
+		return false, fmt.Errorf("%s: %w: %q, this version writes %q (a file of an older version or another tool); write to a new file or move this one away", path, ErrCSVHeader, strings.Join(got, ","), strings.Join(CSVHeader, ","))
+	}
+	return false, nil
 }
 
 // Close does nothing.
@@ -202,6 +377,36 @@ func FormatValue(v any, digits int) string {
 	return fmt.Sprint(v)
 }
 
+// FormatResult prints a metric's value for a table: FormatValue followed by its confidence
+// interval as `[low, high]` (per component for per-class values), or `null (reason)`.
+func FormatResult(r core.Result, digits int) string {
+	if r.Value == nil {
+		return "null (" + r.Reason + ")"
+	}
+	if r.CI == nil {
+		return FormatValue(r.Value, digits)
+	}
+	f := func(x float64) string { return FormatValue(x, digits) }
+	switch v := r.Value.(type) {
+	case float64:
+		lo, _ := r.CI.Low.(float64)
+		hi, _ := r.CI.High.(float64)
+		return fmt.Sprintf("%s [%s, %s]", f(v), f(lo), f(hi))
+	case []float64:
+		lo, _ := r.CI.Low.([]float64)
+		hi, _ := r.CI.High.([]float64)
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = f(x)
+			if i < len(lo) && i < len(hi) && !math.IsNaN(lo[i]) {
+				parts[i] += fmt.Sprintf(" [%s, %s]", f(lo[i]), f(hi[i]))
+			}
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return FormatValue(r.Value, digits)
+}
+
 // Table prints an aligned, human-readable table: metric, value, records and signature,
 // then every slice; matrices get one row per true class.
 type Table struct {
@@ -220,18 +425,28 @@ func (s *Table) Write(_ context.Context, r *pipeline.Results) error {
 	add := func(prefix string, records int64, ms []pipeline.MetricResult) {
 		for _, m := range ms {
 			name := prefix + m.Name
-			val := FormatValue(m.Value, digits)
-			if m.Value == nil {
-				val = "null (" + m.Reason + ")"
-			}
+			val := FormatResult(m.Result, digits)
 			rec := strconv.FormatInt(records, 10)
+			if obj, ok := m.Value.(map[string]any); ok {
+				// A report (classification_report): one row per entry, classes first.
+				for i, k := range objectKeys(obj, m.Details) {
+					label := ""
+					if i == 0 {
+						label = name
+					}
+					rows = append(rows, [4]string{label, k + ": " + formatEntry(obj[k], digits), rec, m.Signature})
+					rec, m.Signature = "", ""
+				}
+				continue
+			}
 			if mat, ok := m.Value.([][]float64); ok {
+				class := classNamer(m.Details, len(mat))
 				for i, row := range mat {
 					label := ""
 					if i == 0 {
 						label = name
 					}
-					rows = append(rows, [4]string{label, fmt.Sprintf("true %d: %s", i, FormatValue(row, digits)), rec, m.Signature})
+					rows = append(rows, [4]string{label, fmt.Sprintf("true %s: %s", class(i), FormatValue(row, digits)), rec, m.Signature})
 					rec, m.Signature = "", ""
 				}
 				continue
@@ -295,3 +510,63 @@ func writeBadRecords(b *strings.Builder, r *pipeline.Results) {
 
 // Close does nothing.
 func (s *Table) Close() error { return nil }
+
+// objectKeys orders the entries of an object value (a report): the classes in the order of
+// details.classes, then the other keys sorted ("accuracy", "macro avg", "weighted avg", as
+// sklearn prints them).
+func objectKeys(obj map[string]any, details map[string]any) []string {
+	var keys []string
+	seen := map[string]bool{}
+	if cv := reflect.ValueOf(details["classes"]); cv.Kind() == reflect.Slice {
+		for i := 0; i < cv.Len(); i++ {
+			k := fmt.Sprint(cv.Index(i).Interface())
+			if _, ok := obj[k]; ok && !seen[k] {
+				keys = append(keys, k)
+				seen[k] = true
+			}
+		}
+	}
+	var rest []string
+	for k := range obj {
+		if !seen[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(keys, rest...)
+}
+
+// statOrder is the order of a report entry's statistics (sklearn's columns); others follow,
+// sorted.
+var statOrder = []string{"precision", "recall", "f1-score", "support"}
+
+// statKeys orders the statistics of one report entry.
+func statKeys(e map[string]any) []string {
+	var keys []string
+	for _, k := range statOrder {
+		if _, ok := e[k]; ok {
+			keys = append(keys, k)
+		}
+	}
+	var rest []string
+	for k := range e {
+		if !slices.Contains(statOrder, k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	return append(keys, rest...)
+}
+
+// formatEntry prints one entry of a report: a number, or its statistics in order.
+func formatEntry(v any, digits int) string {
+	e, ok := v.(map[string]any)
+	if !ok {
+		return FormatValue(v, digits)
+	}
+	parts := make([]string, 0, len(e))
+	for _, k := range statKeys(e) {
+		parts = append(parts, k+" "+FormatValue(e[k], digits))
+	}
+	return strings.Join(parts, "  ")
+}

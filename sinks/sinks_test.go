@@ -68,8 +68,8 @@ func TestTableCSVAndHistory(t *testing.T) {
 	rows, err := csv.NewReader(f).ReadAll()
 	f.Close()
 	require.NoError(t, err)
-	require.Len(t, rows, 1+4+1)
-	require.Equal(t, []string{"lang=de", "bleu", "bleu", "0.5", "2", "", ""}, rows[5])
+	require.Len(t, rows, 1+1+2+4+1+1)
+	require.Equal(t, []string{"lang=de", "bleu", "bleu", "", "", "", "0.5", "2", "", ""}, rows[9][2:])
 
 	hist := filepath.Join(dir, "h.jsonl")
 	s := &JSONL{Path: hist, Signature: "sha256:x", Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }}
@@ -212,4 +212,218 @@ func TestJSONLRunMeta(t *testing.T) {
 	want := `{"time":"2026-01-02T03:04:05Z","run":"nightly","started_at":"2026-01-02T03:04:00Z","duration_s":1.5,"version":"9.9.9","git_commit":"abc",` +
 		`"input":[{"path":"in.jsonl","size":3,"sha256_first_mib":"ff"}],"metrics_signature":"sha256:m","config_signature":"sha256:x","results":` + string(raw) + "}\n"
 	require.Equal(t, want, string(b))
+}
+
+// TestCSVTidyAppend: rows are tidy (per-class arrays and matrices exploded), each run's rows
+// are appended under one header, and a file with another header is refused untouched.
+func TestCSVTidyAppend(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.csv")
+	at := func(sec int, run string) *CSV {
+		return &CSV{Path: p, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, sec, 0, time.UTC) },
+			Meta: func() RunMeta { return RunMeta{Run: run} }}
+	}
+	require.NoError(t, at(5, "n1").Write(context.Background(), sample()))
+	require.NoError(t, at(6, "n2").Write(context.Background(), sample()))
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, CSVHeader, rows[0])
+	per := [][]string{
+		{"2026-01-02T03:04:05Z", "n1", "", "bleu", "bleu", "", "", "", "0.25", "3", "", "tok:13a"},
+		{"2026-01-02T03:04:05Z", "n1", "", "prec", "precision", "0", "", "", "0.5", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "prec", "precision", "1", "", "", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "0", "0", "", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "0", "1", "", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "1", "0", "", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "cm", "confusion_matrix", "1", "1", "", "1", "3", "", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "", "r", "pearson", "", "", "", "", "3", "constant input", "s"},
+		{"2026-01-02T03:04:05Z", "n1", "lang=de", "bleu", "bleu", "", "", "", "0.5", "2", "", ""},
+	}
+	require.Equal(t, per, rows[1:1+len(per)])
+	require.Len(t, rows, 1+2*len(per))
+	require.Equal(t, []string{"2026-01-02T03:04:06Z", "n2"}, rows[1+len(per)][:2])
+	require.Equal(t, 1, strings.Count(string(b), "time,run,"), "one header")
+
+	tests := []struct {
+		name, content, want string
+	}{
+		{"older layout", "slice,metric,type,value,records,reason,signature\n,bleu,bleu,0.25,3,,\n", "another header"},
+		{"not csv", "\"unterminated\n", "does not read as CSV"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := filepath.Join(t.TempDir(), "old.csv")
+			require.NoError(t, os.WriteFile(q, []byte(tt.content), 0o644))
+			err := (&CSV{Path: q}).Write(context.Background(), sample())
+			require.ErrorIs(t, err, ErrCSVHeader)
+			require.ErrorContains(t, err, tt.want)
+			require.ErrorContains(t, err, q)
+			got, err := os.ReadFile(q)
+			require.NoError(t, err)
+			require.Equal(t, tt.content, string(got))
+		})
+	}
+	// An empty file gets the header.
+	q := filepath.Join(dir, "empty.csv")
+	require.NoError(t, os.WriteFile(q, nil, 0o644))
+	require.NoError(t, (&CSV{Path: q}).Write(context.Background(), sample()))
+	got, err := os.ReadFile(q)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(got), strings.Join(CSVHeader, ",")+"\n"))
+}
+
+// TestCSVStageAppendsAllOrNothing: a staged CSV leaves the file as it was until Commit,
+// Abort leaves it untouched, and Commit appends the rows under the existing header.
+func TestCSVStageAppendsAllOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.csv")
+	s := &CSV{Path: p, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }}
+	require.NoError(t, s.Write(context.Background(), sample()))
+	first, err := os.ReadFile(p)
+	require.NoError(t, err)
+
+	tests := []struct {
+		name   string
+		commit bool
+		want   string
+	}{
+		{"abort", false, string(first)},
+		{"commit", true, string(first) + strings.SplitN(string(first), "\n", 2)[1]},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := s.Stage(sample())
+			require.NoError(t, err)
+			got, err := os.ReadFile(p)
+			require.NoError(t, err)
+			require.Equal(t, string(first), string(got), "unchanged while staged")
+			if tt.commit {
+				require.NoError(t, f.Commit())
+			} else {
+				f.Abort()
+			}
+			got, err = os.ReadFile(p)
+			require.NoError(t, err)
+			require.Equal(t, tt.want, string(got))
+			entries, err := os.ReadDir(dir)
+			require.NoError(t, err)
+			require.Len(t, entries, 1, "no temporary file left")
+		})
+	}
+}
+
+// TestCSVClassNames: per-class rows are named by details.classes when it lists one class per
+// element (the sklearn preset reports only the classes seen), else by index.
+func TestCSVClassNames(t *testing.T) {
+	tests := []struct {
+		name    string
+		value   any
+		details map[string]any
+		want    [][2]string // class, predicted
+	}{
+		{"classes listed", []float64{0.5, 1}, map[string]any{"classes": []int64{3, 7}}, [][2]string{{"3", ""}, {"7", ""}}},
+		{"names listed", []float64{0.5, 1}, map[string]any{"classes": []string{"neg", "pos"}}, [][2]string{{"neg", ""}, {"pos", ""}}},
+		{"length differs", []float64{0.5, 1}, map[string]any{"classes": []int64{3}}, [][2]string{{"0", ""}, {"1", ""}}},
+		{"no classes", []float64{0.5, 1}, nil, [][2]string{{"0", ""}, {"1", ""}}},
+		{"matrix", [][]int64{{1, 0}, {0, 1}}, map[string]any{"classes": []int64{2, 5}}, [][2]string{{"2", "2"}, {"2", "5"}, {"5", "2"}, {"5", "5"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "r.csv")
+			r := &pipeline.Results{Records: 2, Metrics: []pipeline.MetricResult{{Name: "m", Type: "precision", Result: core.Result{Value: tt.value, Details: tt.details}}}}
+			require.NoError(t, (&CSV{Path: p}).Write(context.Background(), r))
+			f, err := os.Open(p)
+			require.NoError(t, err)
+			defer f.Close()
+			rows, err := csv.NewReader(f).ReadAll()
+			require.NoError(t, err)
+			var got [][2]string
+			for _, row := range rows[1:] {
+				got = append(got, [2]string{row[5], row[6]})
+			}
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestJSONRunMeta: with Meta, the results JSON starts with the run's description, in the
+// history line's layout, followed by the results exactly as without it.
+func TestJSONRunMeta(t *testing.T) {
+	start := time.Date(2026, 11, 25, 6, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		meta RunMeta
+		head string
+	}{
+		{"full", RunMeta{Run: "nightly", StartedAt: start, Duration: 2500 * time.Millisecond, Version: "9.9.9", GitCommit: "abc",
+			Inputs: []Input{{Path: "in.jsonl", Size: 3, SHA256: "ff"}}, MetricsSignature: "sha256:m"},
+			`{"run":"nightly","started_at":"2026-11-25T06:00:00Z","duration_s":2.5,"version":"9.9.9","git_commit":"abc","input":[{"path":"in.jsonl","size":3,"sha256_first_mib":"ff"}],"metrics_signature":"sha256:m",`},
+		{"no commit, no inputs", RunMeta{Run: "<score>", StartedAt: start, Version: "9.9.9"},
+			`{"run":"<score>","started_at":"2026-11-25T06:00:00Z","duration_s":0,"version":"9.9.9","input":[],`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "r.json")
+			require.NoError(t, (&JSON{Path: p, Meta: func() RunMeta { return tt.meta }}).Write(context.Background(), sample()))
+			b, err := os.ReadFile(p)
+			require.NoError(t, err)
+			var compact bytes.Buffer
+			require.NoError(t, json.Compact(&compact, b))
+			raw, err := sample().MarshalJSON()
+			require.NoError(t, err)
+			require.Equal(t, tt.head+string(raw[1:]), compact.String())
+		})
+	}
+}
+
+// TestReportValue: an object value (classification_report) prints one table row per entry,
+// classes in details.classes order then the other keys sorted, and one CSV row per entry
+// and statistic.
+func TestReportValue(t *testing.T) {
+	row := func(p, r, f float64, s int64) map[string]any {
+		return map[string]any{"precision": p, "recall": r, "f1-score": f, "support": s}
+	}
+	rep := map[string]any{
+		"10": row(0.5, 1, 0.6666666666666666, 1), "2": row(1, 0.5, 0.6666666666666666, 2),
+		"accuracy": 0.6666666666666666, "macro avg": row(0.75, 0.75, 0.6666666666666666, 3), "weighted avg": row(0.8333333333333333, 0.6666666666666666, 0.6666666666666666, 3),
+	}
+	r := &pipeline.Results{Records: 3, Metrics: []pipeline.MetricResult{{Name: "rep", Type: "classification_report", Signature: "s",
+		Result: core.Result{Value: rep, Details: map[string]any{"classes": []int64{2, 10}}}}}}
+
+	var b strings.Builder
+	require.NoError(t, (&Table{W: &b, Digits: 3}).Write(context.Background(), r))
+	lines := strings.Split(b.String(), "\n")
+	want := []string{
+		"2: precision 1  recall 0.5  f1-score 0.667  support 2",
+		"10: precision 0.5  recall 1  f1-score 0.667  support 1",
+		"accuracy: 0.667",
+		"macro avg: precision 0.75  recall 0.75  f1-score 0.667  support 3",
+		"weighted avg: precision 0.833  recall 0.667  f1-score 0.667  support 3",
+	}
+	require.Len(t, lines, 2+len(want)+2)
+	for i, w := range want {
+		require.Contains(t, lines[2+i], w)
+	}
+	require.True(t, strings.HasPrefix(lines[2], "rep "))
+
+	p := filepath.Join(t.TempDir(), "r.csv")
+	require.NoError(t, (&CSV{Path: p}).Write(context.Background(), r))
+	f, err := os.Open(p)
+	require.NoError(t, err)
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	require.NoError(t, err)
+	var got [][3]string // class, stat, value
+	for _, row := range rows[1:] {
+		got = append(got, [3]string{row[5], row[7], row[8]})
+	}
+	require.Equal(t, [][3]string{
+		{"2", "precision", "1"}, {"2", "recall", "0.5"}, {"2", "f1-score", "0.6666666666666666"}, {"2", "support", "2"},
+		{"10", "precision", "0.5"}, {"10", "recall", "1"}, {"10", "f1-score", "0.6666666666666666"}, {"10", "support", "1"},
+		{"accuracy", "", "0.6666666666666666"},
+		{"macro avg", "precision", "0.75"}, {"macro avg", "recall", "0.75"}, {"macro avg", "f1-score", "0.6666666666666666"}, {"macro avg", "support", "3"},
+		{"weighted avg", "precision", "0.8333333333333333"}, {"weighted avg", "recall", "0.6666666666666666"}, {"weighted avg", "f1-score", "0.6666666666666666"}, {"weighted avg", "support", "3"},
+	}, got)
 }

@@ -39,11 +39,7 @@ func (t *SystemsTable) Write(_ context.Context, r *pipeline.Results) error {
 		row := []string{name, strconv.FormatInt(sl.Records, 10)}
 		vals := map[string]string{}
 		for _, m := range sl.Metrics {
-			v := FormatValue(m.Value, digits)
-			if m.Value == nil {
-				v = "null (" + m.Reason + ")"
-			}
-			vals[m.Name] = v
+			vals[m.Name] = FormatResult(m.Result, digits)
 		}
 		for _, m := range r.Metrics {
 			v, ok := vals[m.Name]

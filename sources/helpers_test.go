@@ -27,6 +27,9 @@ func bv(b int64) core.Value        { return core.Value{Kind: core.Bool, Int: b} 
 func slv(s ...string) core.Value   { return core.Value{Kind: core.StringList, Strs: s} }
 func fl(f ...float64) core.Value   { return core.Value{Kind: core.FloatList, Floats: f} }
 func sls(l ...[]string) core.Value { return core.Value{Kind: core.StringLists, Lists: l} }
+func mv(k []string, f ...float64) core.Value {
+	return core.Value{Kind: core.Map, Strs: k, Floats: f}
+}
 
 var (
 	missing = core.Value{Kind: core.Missing}
@@ -76,3 +79,5 @@ func drain(t testing.TB, src pipeline.Source) drained {
 }
 
 func hasStruct(dt arrow.DataType) bool { return valtest.HasStruct(dt) }
+
+func decodedGroup(dt arrow.DataType) bool { return valtest.DecodedGroup(dt) }

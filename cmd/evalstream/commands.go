@@ -13,6 +13,8 @@ import (
 
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/stats"
 	"github.com/evalstream/evalstream/pipeline"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sinks/htmlreport"
@@ -43,7 +45,8 @@ Examples:
 Exit codes: 0 success; 1 runtime failure, including a run that scored no record (whatever
 the on-error policy: every record bad, or an empty input) and a run with more bad records
 than --max-bad; 2 usage error, including hypothesis and reference files whose line counts
-differ (found before anything is scored).
+differ (found before anything is scored); 130 or 143 when stopped by SIGINT or SIGTERM
+(no results written).
 
 Flags:
 `
@@ -71,6 +74,8 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxBad := fs.String("max-bad", "", "bad records tolerated before the run fails (exit 1): a count (10) or a fraction (0.01); default 0 with --on-error fail, unlimited otherwise")
 	fs.Var(&sliceBy, "slice-by", "also report every metric per value of this field (repeatable)")
 	savePath := fs.String("save-state", "", "also write the reduced metric states to this file")
+	runName := fs.String("run-name", "score", "label of this run in the results JSON, CSV and history")
+	noProgress := fs.Bool("no-progress", false, "show no progress on stderr (default: a line redrawn on a terminal, a log line every 10 s otherwise)")
 	inputs, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -151,6 +156,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	j.label, j.noProgress = *runName, *noProgress
 	var source pipeline.Source
 	if text {
 		ts, err := j.openSource(ctx)
@@ -182,6 +188,11 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := j.startRun(); err != nil {
 		return err
 	}
+	if c, ok := source.(*chainSource); ok {
+		for _, in := range j.inputs {
+			c.total += in.Size
+		}
+	}
 	acc, out, err := j.fold(ctx, source, stderr)
 	if err != nil {
 		return err
@@ -197,7 +208,8 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err := j.emit(ctx, acc, out, stdout, *savePath); err != nil {
 			return err
 		}
-		b, err := sinks.IndentedJSON(acc.Results())
+		meta := j.runMeta()
+		b, err := sinks.ResultsJSON(acc.Results(), &meta)
 		if err != nil {
 			return runtimeErr(err)
 		}
@@ -334,7 +346,12 @@ type chainSource struct {
 	n    int
 	i    int
 	cur  pipeline.Source
+	// total is the size of all the files, for the progress display.
+	total int64
 }
+
+// TotalBytes is the size of all the files (pipeline.Sizer).
+func (c *chainSource) TotalBytes() int64 { return c.total }
 
 func (c *chainSource) Next(ctx context.Context) (*pipeline.Batch, error) {
 	for {
@@ -529,7 +546,13 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(&b, "  better:   %s\n", d.Direction)
 		fmt.Fprintf(&b, "  compat:   %s\n", strings.Join(d.Presets, " | "))
 		fmt.Fprintf(&b, "  matches:  %s\n", referenceLine(d.Presets))
-		m, err := metrics.New(map[string]any{"type": d.Type})
+		entry := map[string]any{"type": d.Type}
+		for _, o := range d.Options {
+			if o.Default == "required" { // the roles do not depend on its value
+				entry[o.Name] = 1
+			}
+		}
+		m, err := metrics.New(entry)
 		if err == nil {
 			for i, r := range m.Roles() {
 				req := "optional"
@@ -552,15 +575,25 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 		if d.Memory != "" {
 			fmt.Fprintf(&b, "  memory:   %s\n", d.Memory)
 		}
+		if err == nil {
+			ci := "no interval (not a score)"
+			if d.Direction != core.DirectionNone {
+				ci = "poisson: " + stats.ReplicateCost(m.Metric)
+			}
+			fmt.Fprintf(&b, "  ci:       %s\n", ci)
+		}
 		b.WriteString("\n")
 	}
 	b.WriteString(`Input shapes (JSON value / Arrow type):
   text prediction     string (tokenized by the metric) | list<string> (tokens, never re-tokenized)
   text references     list<string> (references) | string (one reference) | list<list<string>> (pre-tokenized)
-  class prediction    integer class id | list<float> scores (argmax, first maximum wins)
-  class label         integer class id | list<float> one-hot
+  class prediction    integer class id | class name (with the classes option) | list<float> scores (argmax, first maximum wins)
+  class label         integer class id | class name (with the classes option) | list<float> one-hot
   regression          float | integer | decimal
   perplexity          list<float> probabilities/logits (with label) | list<float> token log-probs (input: logprobs)
+  retrieval ranking   list<string> | list<integer> document ids in rank order (an integer id is its decimal string)
+  retrieval judgments references: list of relevant ids | relevance: id -> integer grade (JSON object,
+                      Arrow/Parquet map, list<struct<key, value>>, or a struct of numbers: its non-null fields)
   (Arrow/Parquet decimal: read as its JSON literal, an integer for scale 0 when it fits int64,
    otherwise the float nearest the exact value)
 

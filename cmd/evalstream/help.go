@@ -9,6 +9,8 @@ import (
 // commandHelp is what `evalstream CMD -h` prints before the flags: a description and two
 // examples. score keeps its longer text in scoreHelp (commands.go).
 var commandHelp = map[string]string{
+	"compare": compareHelp, // compare.go
+	"gate":    gateHelp,    // compare.go
 	"run": `Usage: evalstream run -c PIPELINE.yaml [--set key.path=value]... [--save-state PATH]
 
 Runs the pipeline a config describes: reads records from its source (files, plain-text
@@ -16,7 +18,9 @@ systems or Kafka), scores them with its metrics on a pool of workers and writes 
 to its sinks (stdout table, json, csv, jsonl history, examples, kafka, prometheus). Every
 value of the config can be overridden with --set; "evalstream validate" checks a config
 first. Exit 0 on success; 1 on a runtime failure, including a run that scored no record
-(whatever on_error) or had more bad records than pipeline.max_bad; 2 on a config error.
+(whatever on_error) or had more bad records than pipeline.max_bad; 2 on a config error; 3
+when the config's gate: fails (the results and sinks are still written); 130 or 143 when
+stopped by SIGINT or SIGTERM (no results written).
 
 Examples:
   evalstream run -c pipeline.yaml
@@ -138,6 +142,7 @@ var presetLibraries = map[string]string{
 	"mindnlp":      "MindNLP",
 	"paddle":       "PaddleNLP",
 	"squad":        "the SQuAD v1.1 evaluation script",
+	"trec_eval":    "trec_eval (pytrec_eval-terrier 0.5.11)",
 }
 
 // referenceLine is the libraries of a metric's presets, in preset order.

@@ -24,6 +24,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		{[]string{"merge"}, []string{"-o"}},
 		{[]string{"report"}, []string{"-format", "-from-kafka", "-brokers"}},
 		{[]string{"validate"}, []string{"-c", "-set"}},
+		{[]string{"compare"}, []string{"-baseline", "-system-field", "-test", "-trials", "-alpha", "-format"}},
+		{[]string{"gate"}, []string{"-c", "-set", "-format"}},
 		{[]string{"list"}, nil},
 		{[]string{"bench"}, []string{"-mix", "-records", "-input"}},
 		{[]string{"bench", "--kafka", "127.0.0.1:1"}, []string{"-partitions"}},

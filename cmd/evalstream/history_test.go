@@ -134,11 +134,18 @@ func TestHistoryLine(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(all[i]), &line))
 		lines = append(lines, line)
 
-		// The results in the line are the JSON sink's, byte for byte (compacted).
+		// The results in the line are the JSON sink's, which carries the same description
+		// of the run before them (its duration measured at its own, earlier write).
 		js, err := os.ReadFile(filepath.Join(dir, "out", "nightly.json"))
 		require.NoError(t, err)
 		var want, got map[string]any
 		require.NoError(t, json.Unmarshal(js, &want))
+		for _, k := range []string{"run", "started_at", "version", "git_commit", "input", "metrics_signature"} {
+			require.Equal(t, line[k], want[k], k)
+			delete(want, k)
+		}
+		require.GreaterOrEqual(t, line["duration_s"], want["duration_s"])
+		delete(want, "duration_s")
 		got = line["results"].(map[string]any)
 		require.Equal(t, want, got)
 
@@ -245,4 +252,49 @@ func TestMergeRefusesOverlap(t *testing.T) {
 	mb, err := os.ReadFile(filepath.Join(dir, "abc.state"))
 	require.NoError(t, err)
 	require.Equal(t, wb, mb)
+}
+
+// TestRunName: the run label of the results JSON and the CSV comes from --run-name, else the
+// config's run_name, else the config file's base name; score's is "score" unless given.
+func TestRunName(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "in.jsonl"), corpus(20, 6)))
+	tests := []struct {
+		name  string
+		extra string
+		args  []string
+		want  string
+	}{
+		{"config file name", "", nil, "nightly"},
+		{"run_name key", "run_name: model-b\n", nil, "model-b"},
+		{"flag over key", "run_name: model-b\n", []string{"--run-name", "from-flag"}, "from-flag"},
+		{"key set on the command line", "", []string{"--set", "run_name=via-set"}, "via-set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := writeConfig(t, dir, "nightly", "in.jsonl", tt.extra)
+			r := run(t, dir, append([]string{"run", "-c", cfg}, tt.args...)...)
+			require.Equal(t, 0, r.code, r.stderr)
+			b, err := os.ReadFile(filepath.Join(dir, "out", "nightly.json"))
+			require.NoError(t, err)
+			var res map[string]any
+			require.NoError(t, json.Unmarshal(b, &res))
+			require.Equal(t, tt.want, res["run"])
+			require.Equal(t, version, res["version"])
+		})
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "score"},
+		{[]string{"--run-name", "adhoc"}, "adhoc"},
+	} {
+		r := run(t, dir, append([]string{"score", "--metric", "accuracy:prediction=cls", "--format", "json", "in.jsonl"}, tt.args...)...)
+		require.Equal(t, 0, r.code, r.stderr)
+		var res map[string]any
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
+		require.Equal(t, tt.want, res["run"])
+		require.Contains(t, res, "metrics_signature")
+	}
 }

@@ -16,7 +16,8 @@ import (
 // version is the evalstream release; it also enters state files and signatures.
 const version = "0.1.0"
 
-// exitError carries a process exit code: 1 runtime failure, 2 usage or config error.
+// exitError carries a process exit code: 1 runtime failure, 2 usage or config error, 3 a
+// gate failed.
 type exitError struct {
 	code int
 	err  error
@@ -47,6 +48,9 @@ Usage:
   evalstream report [--format table|json] STATE...
   evalstream report --html OUT.html [--baseline BASE] [--history HISTORY.jsonl] RESULTS_OR_STATES...
   evalstream report --from-kafka STATE_TOPIC (--brokers ADDR[,ADDR] | -c PIPELINE.yaml) [--format json]
+  evalstream compare --baseline BASE.state CAND.state...   paired tests: is a candidate better?
+  evalstream compare -c PIPELINE.yaml --system-field F --baseline NAME [--test bs|ar]
+  evalstream gate -c GATE.yaml RESULTS_OR_STATE           apply a gate's rules; exit 3 on failure
   evalstream validate -c PIPELINE.yaml       check a config; print every problem
   evalstream list                            metric types, options, defaults, input shapes
   evalstream bench [flags]                   measure throughput on a synthetic corpus or a file
@@ -55,14 +59,26 @@ Usage:
 "evalstream COMMAND -h" describes a command, with examples and its flags.
 
 Exit codes: 0 success, 1 runtime failure (also a run that scored no record, whatever
-on_error: every record bad or an empty input), 2 usage or config error. SIGINT or SIGTERM
-stops a file run with exit 1 and writes no results (output files keep their old content).
+on_error: every record bad or an empty input), 2 usage or config error, 3 a gate failed
+(results and sinks are still written), 130 (SIGINT) or 143 (SIGTERM) a run stopped by that
+signal: it writes no results (output files keep their old content). A continuous Kafka run
+stopped by a signal writes its final results, exit 0.
 `
 
 // interruptSignal is the cause of the context of a command stopped by SIGINT or SIGTERM.
 type interruptSignal struct{ sig os.Signal }
 
 func (s interruptSignal) Error() string { return s.name() + " received" }
+
+// exitCode is the shell's code for a process ended by the signal: 128 + its number (130
+// for SIGINT, 143 for SIGTERM), so that scripts and CI tell an interrupted run from a
+// failed one.
+func (s interruptSignal) exitCode() int {
+	if n, ok := s.sig.(syscall.Signal); ok {
+		return 128 + int(n)
+	}
+	return 1
+}
 
 func (s interruptSignal) name() string {
 	switch s.sig {
@@ -86,6 +102,12 @@ func main() {
 		var ee *exitError
 		if errors.As(err, &ee) {
 			code = ee.code
+		}
+		// A command that fails after a signal failed because of it (its input was cut
+		// short); a help or usage exit keeps its own code.
+		var sig interruptSignal
+		if code == 1 && ctx.Err() != nil && errors.As(context.Cause(ctx), &sig) {
+			code = sig.exitCode()
 		}
 		if !errors.Is(err, errHelp) {
 			fmt.Fprintln(os.Stderr, "evalstream:", err)
@@ -113,6 +135,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdReport(ctx, rest, stdout, stderr)
 	case "validate":
 		return cmdValidate(rest, stdout, stderr)
+	case "compare":
+		return cmdCompare(ctx, rest, stdout, stderr)
+	case "gate":
+		return cmdGate(rest, stdout, stderr)
 	case "list":
 		return cmdList(rest, stdout, stderr)
 	case "bench":

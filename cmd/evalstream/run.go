@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -17,7 +16,9 @@ import (
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/stats"
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/pipeline/gate"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
 	"github.com/evalstream/evalstream/sources/text"
@@ -50,8 +51,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	cfgPath := fs.String("c", "", "pipeline config file (YAML or JSON)")
 	fs.StringVar(cfgPath, "config", "", "same as -c")
 	savePath := fs.String("save-state", "", "also write the reduced metric states to this file (for merge/report)")
-	runName := fs.String("run-name", "", "label of this run in the history (default: the config file's base name)")
+	runName := fs.String("run-name", "", "label of this run in the results JSON, CSV and history (default: the config's run_name, else the config file's base name)")
 	gitCommit := fs.String("git-commit", "", "commit recorded in the history (default: HEAD of the working directory's git work tree)")
+	noProgress := fs.Bool("no-progress", false, "show no progress on stderr (default: a line redrawn on a terminal, a log line every 10 s otherwise)")
 	var sets stringList
 	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable)")
 	if err := parseFlags(fs, args); err != nil {
@@ -68,7 +70,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	j.label, j.gitCommit = *runName, *gitCommit
+	if err := j.prepareGate(); err != nil { // gate.go
+		return err
+	}
+	j.label, j.gitCommit, j.noProgress = *runName, *gitCommit, *noProgress
+	if j.label == "" {
+		j.label = cfg.RunName
+	}
 	if j.label == "" {
 		j.label = runLabel(*cfgPath)
 	}
@@ -91,6 +99,12 @@ type job struct {
 	// inputFiles, when set, are the input files (score's arguments, each expanded),
 	// instead of those source.path selects.
 	inputFiles []string
+	// noProgress turns the progress display on stderr off (--no-progress).
+	noProgress bool
+
+	// gate is the config's gate, prepared before the run; verdict its outcome (gate.go).
+	gate    *gate.Gate
+	verdict *gate.Verdict
 }
 
 // buildJob validates the config and builds every metric, reporting every problem at once
@@ -120,6 +134,12 @@ func buildJob(cfg *config.Config) (*job, error) {
 				probs = append(probs, fmt.Sprintf("metrics[%d]: %v", i, err))
 			}
 			continue
+		}
+		if ci := cfg.CI; ci != nil {
+			if m, err = m.WithCI(stats.Config{Method: ci.Method, Resamples: ci.Resamples, Level: ci.Level, Seed: *ci.Seed, Key: ci.Key}); err != nil {
+				probs = append(probs, fmt.Sprintf("metrics[%d]: %v", i, err))
+				continue
+			}
 		}
 		ms = append(ms, m)
 	}
@@ -197,9 +217,9 @@ func (j *job) sinks(stdout io.Writer) []pipeline.Sink {
 				out = append(out, &sinks.Table{W: stdout})
 			}
 		case "json":
-			out = append(out, &sinks.JSON{Path: s.Path})
+			out = append(out, &sinks.JSON{Path: s.Path, Meta: j.runMeta})
 		case "csv":
-			out = append(out, &sinks.CSV{Path: s.Path})
+			out = append(out, &sinks.CSV{Path: s.Path, Meta: j.runMeta})
 		case "html":
 			out = append(out, &sinks.HTML{Path: s.Path})
 		case "jsonl":
@@ -266,7 +286,10 @@ func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath st
 	if err := j.emit(ctx, acc, out, stdout, savePath); err != nil {
 		return err
 	}
-	return noRecordsErr(acc)
+	if err := noRecordsErr(acc); err != nil {
+		return err
+	}
+	return j.gateOutcome(stdout, stderr)
 }
 
 // checkOutputs fails (exit 1) when an output file of the job could not be written — its
@@ -291,10 +314,15 @@ func (j *job) checkOutputs(savePath string) error {
 	for _, s := range j.cfg.Sinks {
 		var err error
 		switch {
-		case s.Type == "json" || s.Type == "csv" || s.Type == "html" || (s.Type == "examples" && !kafka):
+		case s.Type == "json" || s.Type == "html" || (s.Type == "examples" && !kafka):
 			err = sinks.CheckWritable(s.Path)
 		case s.Type == "jsonl":
 			err = sinks.CheckAppendable(s.Path)
+		case s.Type == "csv":
+			// Rows are appended: a file with another header is refused before the run.
+			if err = sinks.CheckAppendable(s.Path); err == nil {
+				_, err = sinks.CheckCSVHeader(s.Path)
+			}
 		}
 		if err != nil {
 			return runtimeErr(err)
@@ -324,7 +352,7 @@ func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (
 		}
 	}
 	progress := &pipeline.Progress{}
-	stopProgress := startProgress(stderr, progress, src)
+	stopProgress := startProgress(stderr, j.noProgress, progress, src)
 	rc := pipeline.Config{Plan: j.plan, Workers: j.cfg.Pipeline.Workers, Policy: j.policy(), Progress: progress, WantExamples: exPath != "", ExampleID: "id"}
 	if out != nil {
 		rc.Output = out
@@ -359,6 +387,9 @@ func interrupted(ctx context.Context, records int64) error {
 // place; the table is printed last.
 func (j *job) emit(ctx context.Context, acc *pipeline.Accumulator, out *sinks.RecordFiles, stdout io.Writer, savePath string) error {
 	res := acc.Results()
+	if err := j.applyGate(acc, res); err != nil {
+		return err
+	}
 	var staged []*sinks.AtomicFile
 	fail := func(err error) error {
 		for _, f := range staged {
@@ -441,58 +472,6 @@ func (j *job) emit(ctx context.Context, acc *pipeline.Accumulator, out *sinks.Re
 		}
 	}
 	return nil
-}
-
-// startProgress prints a progress line on stderr once a run takes longer than a second,
-// only when stderr is a terminal. The returned function stops it and clears the line.
-func startProgress(stderr io.Writer, p *pipeline.Progress, src pipeline.Source) func() {
-	f, ok := stderr.(*os.File)
-	if !ok {
-		return func() {}
-	}
-	if st, err := f.Stat(); err != nil || st.Mode()&os.ModeCharDevice == 0 {
-		return func() {}
-	}
-	var total int64
-	if s, ok := src.(pipeline.Sizer); ok {
-		total = s.TotalBytes()
-	}
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	start := time.Now()
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		printed := false
-		for {
-			select {
-			case <-done:
-				if printed {
-					fmt.Fprint(f, "\r\033[K")
-				}
-				return
-			case now := <-t.C:
-				el := now.Sub(start)
-				if el < time.Second {
-					continue
-				}
-				recs := p.Records.Load()
-				line := fmt.Sprintf("\r%d records  %.0f rec/s  %d bad", recs, float64(recs)/el.Seconds(), p.Bad.Load())
-				if total > 0 {
-					frac := float64(p.Bytes.Load()) / float64(total)
-					line += fmt.Sprintf("  %.1f%%", 100*frac)
-					if frac > 0 {
-						eta := time.Duration(float64(el) * (1 - frac) / frac)
-						line += "  ETA " + eta.Round(time.Second).String()
-					}
-				}
-				fmt.Fprint(f, line+"\033[K")
-				printed = true
-			}
-		}
-	}()
-	return func() { close(done); <-finished }
 }
 
 // examplesPath is the examples sink's path, or "".

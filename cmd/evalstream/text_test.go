@@ -3,15 +3,19 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/evalstream/evalstream/sinks"
 )
 
 // runStdin is run with stdin fed from in.
@@ -410,10 +414,28 @@ func TestScoreOutputsLikeRun(t *testing.T) {
 			require.Equal(t, int64(2), res.Records)
 			require.InDelta(t, 1.0, res.Metrics["bleu4"]["value"], 1e-12)
 		}},
-		{name: "csv output", args: []string{"mixed.jsonl", "--on-error", "skip", "--output", "o/r.csv"}, check: func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join(dir, "o", "r.csv"))
+		{name: "csv output appended", args: []string{"mixed.jsonl", "--on-error", "skip", "--output", "o/r.csv"}, check: func(t *testing.T) {
+			r := score("mixed.jsonl", "--on-error", "skip", "--output", "o/r.csv")
+			require.Equal(t, 0, r.code, r.stderr)
+			f, err := os.Open(filepath.Join(dir, "o", "r.csv"))
 			require.NoError(t, err)
-			require.Contains(t, string(b), "bleu4")
+			defer f.Close()
+			rows, err := csv.NewReader(f).ReadAll()
+			require.NoError(t, err)
+			require.Equal(t, sinks.CSVHeader, rows[0])
+			require.Len(t, rows, 3, "a header and one row per run")
+			for _, row := range rows[1:] {
+				require.Equal(t, []string{"score", "", "bleu4", "bleu", "", "", ""}, row[1:8])
+				require.Equal(t, []string{"2", ""}, row[9:11], "records, reason")
+				v, err := strconv.ParseFloat(row[8], 64)
+				require.NoError(t, err)
+				require.InDelta(t, 1.0, v, 1e-12)
+			}
+		}},
+		{name: "csv of another layout refused before the run", args: []string{"mixed.jsonl", "--output", "o/old.csv"}, code: 1, stderr: "existing CSV file has another header", check: func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(dir, "o", "old.csv"))
+			require.NoError(t, err)
+			require.Equal(t, "slice,metric,value\n", string(b), "left as it was")
 		}},
 		{name: "jsonl history appended", args: []string{"--on-error", "skip", "--output", "o/h.jsonl", "mixed.jsonl"}, check: func(t *testing.T) {
 			r := score("--on-error", "skip", "--output", "o/h.jsonl", "mixed.jsonl")
@@ -439,6 +461,8 @@ func TestScoreOutputsLikeRun(t *testing.T) {
 		{name: "max-bad invalid", args: []string{"--on-error", "skip", "--max-bad", "lots", "mixed.jsonl"}, code: 2, stderr: "pipeline.max_bad"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, "o"), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "o", "old.csv"), []byte("slice,metric,value\n"), 0o644))
 			r := score(tc.args...)
 			require.Equal(t, tc.code, r.code, "stdout %s\nstderr %s", r.stdout, r.stderr)
 			require.Contains(t, r.stderr, tc.stderr)

@@ -12,6 +12,7 @@ import (
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
 )
 
@@ -38,8 +39,13 @@ func cmdValidate(args []string, stdout, stderr io.Writer) error {
 		sort.Strings(all)
 		return usageErr("invalid config:\n  %s", strings.Join(all, "\n  "))
 	}
-	// buildJob's own checks (those that need the metrics built) come last.
-	if _, err := buildJob(cfg); err != nil {
+	// buildJob's own checks (those that need the metrics built) come last, then the gate's
+	// (its baseline is read).
+	j, err := buildJob(cfg)
+	if err != nil {
+		return err
+	}
+	if err := j.prepareGate(); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d metrics, %d sinks)\n", *cfgPath, len(cfg.Metrics), len(cfg.Sinks))
@@ -127,6 +133,11 @@ func pathProblems(cfg *config.Config) []string {
 			}
 			if err := writable(k.Path); err != nil {
 				add(fmt.Sprintf("sinks[%d].path", i), err)
+			} else if k.Type == "csv" {
+				// Rows are appended under the file's header: another header is refused.
+				if _, err := sinks.CheckCSVHeader(k.Path); err != nil {
+					add(fmt.Sprintf("sinks[%d].path", i), err)
+				}
 			}
 		}
 	}

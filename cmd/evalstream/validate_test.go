@@ -24,6 +24,7 @@ func TestValidateChecksPaths(t *testing.T) {
 	write("a.txt", "x\n")
 	write("ref.txt", "x\n")
 	write("plain", "not a directory\n")
+	write("old.csv", "slice,metric,type,value,records,reason,signature\n")
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "adir"), 0o755))
 	for _, tc := range []struct {
 		name, cfg string
@@ -52,6 +53,11 @@ sinks: [{type: json, path: plain/sub/r.json}, {type: csv, path: adir}]`, 2, []st
 			"pipeline.dead_letter.path: cannot create plain/bad.jsonl: plain is not a directory",
 			"sinks[0].path: cannot create plain/sub/r.json: ",
 			"sinks[1].path: adir is a directory, not a file",
+		}},
+		{"csv of another layout", `source: {path: data/a.jsonl}
+run_name: nightly
+sinks: [{type: csv, path: old.csv}]`, 2, []string{
+			"sinks[0].path: old.csv: existing CSV file has another header",
 		}},
 		{"every problem at once", `source: {path: data/missing.jsonl, fromat: jsonl}
 pipelin: {}

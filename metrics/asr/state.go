@@ -24,6 +24,16 @@ type State struct {
 // Add implements core.State.
 func (s *State) Add(ex *core.Example, weight int64) { s.add(s.m.measure(ex, &s.sc), weight) }
 
+// AddReplicas implements core.ReplicaAdder: the record is aligned once.
+func (s *State) AddReplicas(ex *core.Example, states []core.State, weights []int64) {
+	c := s.m.measure(ex, &s.sc)
+	for i, st := range states {
+		if weights[i] > 0 {
+			st.(*State).add(c, weights[i])
+		}
+	}
+}
+
 func (s *State) add(c counts, weight int64) {
 	s.hits += c.hits * weight
 	s.subs += c.subs * weight

@@ -311,13 +311,59 @@ func (s *chrfState) Add(ex *core.Example, weight int64) {
 	if s.w == nil {
 		s.w = &chrfWork{}
 	}
+	s.fold(int64(s.m.record(s.w, ex)), s.w.best, weight)
+}
+
+// AddReplicas implements core.ReplicaAdder: the record's n-grams are counted once.
+func (s *chrfState) AddReplicas(ex *core.Example, states []core.State, weights []int64) {
+	if !textinput.Usable(ex) {
+		return
+	}
+	if s.w == nil {
+		s.w = &chrfWork{}
+	}
 	nr := int64(s.m.record(s.w, ex))
+	for i, st := range states {
+		if weights[i] > 0 {
+			st.(*chrfState).fold(nr, s.w.best, weights[i])
+		}
+	}
+}
+
+// VectorLen implements core.SumVectorState: records, then the statistics.
+func (s *chrfState) VectorLen() int { return 1 + len(s.st) }
+
+// AddVector implements core.SumVectorState.
+func (s *chrfState) AddVector(ex *core.Example, dst []int64) bool {
+	if !textinput.Usable(ex) {
+		return false
+	}
+	s.Add(ex, 1)
+	dst[0] = 1
+	copy(dst[1:], s.w.best)
+	return true
+}
+
+// VectorResult implements core.SumVectorState.
+func (s *chrfState) VectorResult(v []int64) core.Result {
+	if v[0] == 0 {
+		return core.Undefined("no records", nil)
+	}
+	x := s.m.scaled(s.m.fscore(v[1:]))
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return core.Undefined(reasonCorrupt, nil)
+	}
+	return core.Result{Value: x}
+}
+
+// fold adds one record's best-reference statistics (of nr references), weight times.
+func (s *chrfState) fold(nr int64, best []int64, weight int64) {
 	if s.n == 0 || nr < s.minRefs {
 		s.minRefs = nr
 	}
 	s.maxRefs = max(s.maxRefs, nr)
 	s.n += weight
-	for i, x := range s.w.best {
+	for i, x := range best {
 		s.st[i] += weight * x
 	}
 }

@@ -83,49 +83,80 @@ func bpShort(c, r int64) float64 {
 func (m *Metric) finalSacre(s *stats) outcome {
 	N := m.order
 	out := outcome{bp: bpShort(s.c, s.r), prec: s.precBuf(N)}
+	var corr, tot [maxOrder]float64
+	for i := 0; i < N; i++ {
+		corr[i], tot[i] = float64(s.m[i]), float64(s.t[i])
+	}
+	out.score = m.sacreScore(out.bp, corr[:N], tot[:N], core.StatsExact, out.prec)
+	return out
+}
+
+// sacreScore is the body of BLEU.compute_bleu after the brevity penalty bp, with the counts
+// as the arithmetic p holds them (see core.StatsPrecision); prec receives the precisions.
+// It changes corr and tot (add-k smoothing adds to them, as sacrebleu does).
+func (m *Metric) sacreScore(bp float64, corr, tot []float64, p core.StatsPrecision, prec []float64) float64 {
+	N := m.order
 	any := false
-	for _, x := range s.m[:N] {
+	for _, x := range corr[:N] {
 		any = any || x != 0
 	}
 	if !any {
-		return out
+		return 0
+	}
+	// r32 rounds where numpy 2 keeps a float32 scalar's arithmetic in float32 (a Python
+	// number meeting a float32 is cast to float32 first). Computing one IEEE operation in
+	// float64 and rounding once to float32 gives the float32 result for +, -, * and /.
+	f32 := p == core.StatsFloat32
+	r32 := func(x float64) float64 {
+		if f32 {
+			return float64(float32(x))
+		}
+		return x
 	}
 	smoothMteval := 1.0
 	eff := N
 	for n := 1; n <= N; n++ {
-		corr, tot := float64(s.m[n-1]), float64(s.t[n-1])
 		if m.smooth == smAddK && n > 1 {
-			corr += m.smoothValue
-			tot += m.smoothValue
+			switch p {
+			case core.StatsFloat32:
+				sv := r32(m.smoothValue)
+				corr[n-1], tot[n-1] = r32(corr[n-1]+sv), r32(tot[n-1]+sv)
+			case core.StatsInt64:
+				// The float sum is stored back into the int64 row: numpy truncates it.
+				corr[n-1], tot[n-1] = math.Trunc(corr[n-1]+m.smoothValue), math.Trunc(tot[n-1]+m.smoothValue)
+			default:
+				corr[n-1] += m.smoothValue
+				tot[n-1] += m.smoothValue
+			}
 		}
-		if tot == 0 {
+		c, t := corr[n-1], tot[n-1]
+		if t == 0 {
 			break
 		}
 		if m.effective {
 			eff = n
 		}
-		if corr == 0 {
+		if c == 0 {
 			switch m.smooth {
 			case smExp:
 				smoothMteval *= 2
-				out.prec[n-1] = 100 / (smoothMteval * tot)
+				prec[n-1] = r32(100 / r32(smoothMteval*t))
 			case smFloor:
-				out.prec[n-1] = 100 * m.smoothValue / tot
+				prec[n-1] = r32(r32(100*m.smoothValue) / t)
 			}
 		} else {
-			out.prec[n-1] = 100 * corr / tot
+			prec[n-1] = r32(r32(100*c) / t)
 		}
 	}
 	sum := 0.0
-	for _, p := range out.prec[:eff] {
+	for _, p := range prec[:eff] {
 		if p == 0 {
 			sum += -9999999999
 		} else {
 			sum += pyLog(p)
 		}
 	}
-	out.score = out.bp * pyExp(sum/float64(eff))
-	return out
+	return bp * pyExp(sum/float64(eff))
 }
 
 // finalIgnite is ignite's Bleu._brevity_penalty_smoothing (§2.2).

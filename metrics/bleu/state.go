@@ -195,11 +195,92 @@ func (s *state) Add(ex *core.Example, weight int64) {
 	if weight < 1 || !textinput.Usable(ex) {
 		return
 	}
+	w := s.derive(ex)
+	s.fold(w, ex.Seq, weight, s.m.sentenceOutcome(w, ex.Seq))
+}
+
+// AddReplicas implements core.ReplicaAdder: the record is tokenized and counted once.
+func (s *state) AddReplicas(ex *core.Example, states []core.State, weights []int64) {
+	if !textinput.Usable(ex) {
+		return
+	}
+	w := s.derive(ex)
+	o := s.m.sentenceOutcome(w, ex.Seq)
+	for i, st := range states {
+		if weights[i] > 0 {
+			st.(*state).fold(w, ex.Seq, weights[i], o)
+		}
+	}
+}
+
+// VectorLen implements core.SumVectorState: records, lengths, matches and totals per
+// order; macro averages and the NLTK methods that read the last sentence need more.
+func (s *state) VectorLen() int {
+	if s.m.macro || s.m.needLast {
+		return 0
+	}
+	return 3 + 2*len(s.mm)
+}
+
+// AddVector implements core.SumVectorState.
+func (s *state) AddVector(ex *core.Example, dst []int64) bool {
+	if !textinput.Usable(ex) {
+		return false
+	}
+	w := s.derive(ex)
+	s.fold(w, ex.Seq, 1, outcome{})
+	n := len(s.mm)
+	dst[0], dst[1], dst[2] = 1, w.cLen, w.rLen
+	nltk := s.m.preset == presetNLTK
+	for i := range n {
+		t := w.t[i]
+		if nltk {
+			t = max(t, 1)
+		}
+		dst[3+i], dst[3+n+i] = w.m[i], t
+	}
+	return true
+}
+
+// VectorResult implements core.SumVectorState.
+func (s *state) VectorResult(v []int64) core.Result {
+	if v[0] == 0 {
+		return core.Undefined("no records", nil)
+	}
+	n := len(s.mm)
+	st := stats{c: v[1], r: v[2], m: v[3 : 3+n], t: v[3+n : 3+2*n]}
+	o := s.m.final(&st)
+	if o.undefined != "" {
+		return core.Undefined(o.undefined, nil)
+	}
+	x := s.m.scaled(o.score)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return core.Undefined(reasonCorrupt, nil)
+	}
+	return core.Result{Value: x}
+}
+
+// derive computes the record's statistics into the state's scratch space.
+func (s *state) derive(ex *core.Example) *work {
 	if s.w == nil {
 		s.w = &work{}
 	}
-	m, w := s.m, s.w
-	m.sentence(w, ex)
+	s.m.sentence(s.w, ex)
+	return s.w
+}
+
+// sentenceOutcome is the record's sentence score for macro averaging (zero otherwise).
+func (m *Metric) sentenceOutcome(w *work, seq uint64) outcome {
+	if !m.macro {
+		return outcome{}
+	}
+	st := m.sentenceStats(w, seq)
+	return m.final(&st)
+}
+
+// fold adds the statistics derived in w, weight times.
+func (s *state) fold(w *work, seq uint64, weight int64, o outcome) {
+	m := s.m
 	if s.n == 0 || int64(w.nrefs) < s.minRefs {
 		s.minRefs = int64(w.nrefs)
 	}
@@ -217,13 +298,12 @@ func (s *state) Add(ex *core.Example, weight int64) {
 		s.tt[i] += weight * t
 	}
 	if m.needLast {
-		if cand := (lastSent{ok: true, seq: ex.Seq, hypLen: w.cLen, m5: w.m[4], t5: max(w.t[4], 1)}); cand.after(s.last) {
+		if cand := (lastSent{ok: true, seq: seq, hypLen: w.cLen, m5: w.m[4], t5: max(w.t[4], 1)}); cand.after(s.last) {
 			s.last = cand
 		}
 	}
 	if m.macro {
-		st := m.sentenceStats(w, ex.Seq)
-		if o := m.final(&st); o.undefined != "" {
+		if o.undefined != "" {
 			s.undef += weight
 		} else {
 			s.sum.AddWeighted(o.score, weight)

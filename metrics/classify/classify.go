@@ -33,9 +33,10 @@ const (
 	kMCC
 	kKappa
 	kBalanced
+	kReport
 )
 
-var kindNames = [...]string{"accuracy", "precision", "recall", "f1", "confusion_matrix", "mcc", "cohen_kappa", "balanced_accuracy"}
+var kindNames = [...]string{"accuracy", "precision", "recall", "f1", "confusion_matrix", "mcc", "cohen_kappa", "balanced_accuracy", "classification_report"}
 
 // Average modes of precision, recall and f1.
 const (
@@ -56,7 +57,11 @@ type Metric struct {
 	zeroDiv    float64 // sklearn precision, recall, f1
 	weights    string  // cohen_kappa: none | linear | quadratic
 	adjusted   bool    // balanced_accuracy
-	sig        string
+	// names (the classes option) names the classes 0..C-1; index maps a name to its id. Set
+	// only when the option is given: class names are then accepted wherever ids are.
+	names []string
+	index map[string]int64
+	sig   string
 }
 
 var classRoles = []core.Role{
@@ -69,6 +74,7 @@ func NewAccuracy(o *core.Options) (core.Metric, error) {
 	m := &Metric{kind: kAccuracy}
 	m.compat = o.String("compat", "mindnlp", "mindnlp")
 	m.topK = o.Int("top_k", 1, 1, math.MaxInt32)
+	m.classNames(o, MaxClasses)
 	m.finish()
 	return m, nil
 }
@@ -87,6 +93,7 @@ func newPRF(k kind, o *core.Options) (core.Metric, error) {
 	m.compat = o.String("compat", "mindnlp", "mindnlp", "sklearn")
 	m.average = o.String("average", avgNone, avgNone, avgMicro, avgMacro, avgWeighted)
 	m.numClasses = int(o.Int("num_classes", 0, 1, MaxClasses))
+	m.classNames(o, MaxClasses)
 	if k == kF1 {
 		m.beta = o.Float("beta", 1)
 		if !(m.beta >= 0) || math.IsNaN(m.beta) {
@@ -108,6 +115,7 @@ func NewConfusionMatrix(o *core.Options) (core.Metric, error) {
 	m := &Metric{kind: kConfusion}
 	m.compat = o.String("compat", "mindnlp", "mindnlp")
 	m.numClasses = int(o.Int("num_classes", 2, 1, maxMatrixClasses))
+	m.classNames(o, maxMatrixClasses)
 	m.finish()
 	return m, nil
 }
@@ -150,6 +158,53 @@ func NewBalancedAccuracy(o *core.Options) (core.Metric, error) {
 	return m, nil
 }
 
+// NewClassificationReport returns the `classification_report` metric (preset `sklearn`;
+// `zero_division` [0]): per-class precision, recall, F1 and support with accuracy and the
+// macro and weighted averages, keyed as sklearn's classification_report(output_dict=True).
+func NewClassificationReport(o *core.Options) (core.Metric, error) {
+	m := &Metric{kind: kReport, beta: 1}
+	m.compat = o.String("compat", "sklearn", "sklearn")
+	m.zeroDiv = float64(o.Int("zero_division", 0, 0, 1))
+	m.classNames(o, MaxClasses)
+	m.finish()
+	return m, nil
+}
+
+// classNames reads the classes option: the names of classes 0..C-1, in that order. It fixes
+// the class count (num_classes, which may be given too only with the same count) and makes
+// the metric accept a name wherever it accepts an id; results then name the classes.
+func (m *Metric) classNames(o *core.Options, max int) {
+	if !o.Has("classes") {
+		return
+	}
+	names := o.Strings("classes")
+	if len(names) == 0 {
+		o.Problem("classes", "must list at least one class name")
+		return
+	}
+	if len(names) > max {
+		o.Problem("classes", "%d names, at most %d classes", len(names), max)
+		return
+	}
+	index := make(map[string]int64, len(names))
+	for i, n := range names {
+		if n == "" {
+			o.Problem("classes", "name %d is empty", i)
+			return
+		}
+		if _, dup := index[n]; dup {
+			o.Problem("classes", "%q is listed twice", n)
+			return
+		}
+		index[n] = int64(i)
+	}
+	if o.Has("num_classes") && m.numClasses != len(names) {
+		o.Problem("num_classes", "is %d but classes names %d classes", m.numClasses, len(names))
+		return
+	}
+	m.names, m.index, m.numClasses = names, index, len(names)
+}
+
 func (m *Metric) finish() {
 	var b strings.Builder
 	fmt.Fprintf(&b, "type:%s|compat:%s", kindNames[m.kind], m.compat)
@@ -170,6 +225,11 @@ func (m *Metric) finish() {
 		fmt.Fprintf(&b, "|weights:%s", m.weights)
 	case kBalanced:
 		fmt.Fprintf(&b, "|adjusted:%t", m.adjusted)
+	case kReport:
+		fmt.Fprintf(&b, "|zero_division:%s", core.FormatFloat(m.zeroDiv))
+	}
+	if m.names != nil {
+		fmt.Fprintf(&b, "|classes:%s", strings.Join(m.names, ","))
 	}
 	fmt.Fprintf(&b, "|version:%s", implVersion)
 	m.sig = b.String()
@@ -206,6 +266,15 @@ func (m *Metric) decodeClass(v *core.Value, field string, isLabel bool) (class, 
 		return class{}, core.Reject("missing field", field, "need a class id or a list of scores")
 	case core.Int, core.Bool:
 		return m.checkID(v.Int, field, 0)
+	case core.String:
+		if m.index == nil {
+			return class{}, core.Reject("wrong type", field, "class name %q: name the classes with the metric's classes option (e.g. classes: [neg, pos]) or give integer ids", v.Str)
+		}
+		id, ok := m.index[v.Str]
+		if !ok {
+			return class{}, core.Reject("unknown class", field, "%q is not one of the classes %s", v.Str, strings.Join(m.names, ", "))
+		}
+		return class{id: id}, nil
 	case core.Float:
 		f := v.Float
 		if math.IsNaN(f) || math.IsInf(f, 0) {

@@ -341,7 +341,7 @@ func TestDecodeCorrupt(t *testing.T) {
 
 func TestDocs(t *testing.T) {
 	docs := Docs()
-	require.Len(t, docs, 8)
+	require.Len(t, docs, 9)
 	for _, d := range docs {
 		require.NotEmpty(t, d.Presets)
 		require.NotEmpty(t, d.Value)
@@ -355,5 +355,92 @@ func TestDocs(t *testing.T) {
 		for _, opt := range d.Options {
 			require.NotEmpty(t, opt.Help, "%s.%s", d.Type, opt.Name)
 		}
+	}
+}
+
+// TestReportOptions: classification_report takes sklearn's preset and zero_division 0 or 1
+// only, and its signature carries zero_division.
+func TestReportOptions(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    map[string]any
+		wantErr string
+		wantSig string
+	}{
+		{"defaults", nil, "", "type:classification_report|compat:sklearn|zero_division:0|version:1"},
+		{"zero_division 1", map[string]any{"zero_division": 1}, "", "type:classification_report|compat:sklearn|zero_division:1|version:1"},
+		{"zero_division 2", map[string]any{"zero_division": 2}, "zero_division", ""},
+		{"mindnlp", map[string]any{"compat": "mindnlp"}, "compat", ""},
+		{"average is not an option", map[string]any{"average": "macro"}, "average", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := core.NewOptions(tt.opts)
+			m, err := NewClassificationReport(o)
+			if err == nil {
+				err = o.Err()
+			}
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.wantSig, m.Signature())
+		})
+	}
+}
+
+// TestClassNames: the classes option's problems, and results that name the classes.
+func TestClassNames(t *testing.T) {
+	named := [][2]any{{"neg", "neg"}, {"pos", "neg"}, {"pos", "pos"}}
+	problems := []struct {
+		name string
+		ctor func(*core.Options) (core.Metric, error)
+		opts map[string]any
+		want string
+	}{
+		{"duplicate", NewF1, map[string]any{"classes": []any{"a", "b", "a"}}, `"a" is listed twice`},
+		{"empty name", NewF1, map[string]any{"classes": "a,,b"}, "name 1 is empty"},
+		{"empty list", NewAccuracy, map[string]any{"classes": []any{}}, "at least one class name"},
+		{"num_classes disagrees", NewPrecision, map[string]any{"classes": "[a, b]", "num_classes": 3}, "is 3 but classes names 2 classes"},
+		{"not for mcc", NewMCC, map[string]any{"classes": "[a, b]"}, "classes"},
+	}
+	for _, tt := range problems {
+		t.Run(tt.name, func(t *testing.T) {
+			o := core.NewOptions(tt.opts)
+			_, err := tt.ctor(o)
+			if err == nil {
+				err = o.Err()
+			}
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+
+	results := []struct {
+		name    string
+		ctor    func(*core.Options) (core.Metric, error)
+		opts    map[string]any
+		recs    [][2]any // prediction, label
+		classes any
+	}{
+		{"f1 names every class", NewF1, map[string]any{"classes": "[neg, neu, pos]", "compat": "sklearn"}, named, []string{"neg", "neu", "pos"}},
+		{"confusion matrix", NewConfusionMatrix, map[string]any{"classes": []any{"neg", "neu", "pos"}}, named, []string{"neg", "neu", "pos"}},
+		{"ids and names mixed", NewF1, map[string]any{"classes": "[neg, neu, pos]", "compat": "sklearn"}, [][2]any{{"neg", 0}, {2, "neg"}, {"pos", 2}}, []string{"neg", "neu", "pos"}},
+		{"ids without names", NewF1, map[string]any{"compat": "sklearn"}, [][2]any{{0, 0}, {2, 0}, {2, 2}}, []int64{0, 2}},
+	}
+	for _, tt := range results {
+		t.Run(tt.name, func(t *testing.T) {
+			o := core.NewOptions(tt.opts)
+			m, err := tt.ctor(o)
+			require.NoError(t, err)
+			require.NoError(t, o.Err())
+			st := m.NewState()
+			for _, r := range tt.recs {
+				ex := ex(r[0], r[1])
+				require.NoError(t, m.Check(ex))
+				st.Add(ex, 1)
+			}
+			require.Equal(t, tt.classes, st.Result().Details["classes"])
+		})
 	}
 }

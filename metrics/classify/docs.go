@@ -14,6 +14,9 @@ const matrixMemory = "a C×C int64 confusion matrix: dense up to 256 classes (8�
 
 // Docs describes every metric type of this package, for `evalstream list`.
 func Docs() []core.Doc {
+	classes := core.OptionDoc{Name: "classes", Default: "none (integer ids only)",
+		Help: "names of classes 0..C-1 in order, e.g. [neg, neu, pos]: a string prediction or label is then the class of that name (a name not listed is rejected as unknown class) and results name the classes (details.classes, report keys); sets num_classes to C"}
+	named := append(append([]string(nil), commonInvalid...), "unknown class: a class name not in the classes option (a name without the option is wrong type)")
 	numClasses := core.OptionDoc{Name: "num_classes", Default: "from data",
 		Help: "fixes the label set to 0..C-1: ids >= C are rejected (label out of range), score lists and one-hot labels must have length C (ragged scores / wrong length). Without it the class count is the largest id + 1 or the longest list seen"}
 	average := core.OptionDoc{Name: "average", Default: "none",
@@ -21,7 +24,7 @@ func Docs() []core.Doc {
 	zeroDiv := core.OptionDoc{Name: "zero_division", Default: "0 (sklearn only)",
 		Help: "0 or 1: the value of a ratio whose denominator is 0. mindnlp always reports 0 (its ε-guarded division); setting it with compat mindnlp is a config error"}
 	prfValue := "per-class array (average none; details.classes lists the class ids, details.support the true counts) or a number"
-	prfInvalid := append(append([]string(nil), commonInvalid...),
+	prfInvalid := append(append([]string(nil), named...),
 		"ragged scores: a score list whose length differs from num_classes (when set)",
 		"wrong length: a one-hot label whose length differs from num_classes (when set)")
 	return []core.Doc{
@@ -30,8 +33,8 @@ func Docs() []core.Doc {
 			Direction: core.DirectionHigher,
 			Presets:   []string{"mindnlp"},
 			Value:     "correct / total. A prediction is an id, or a score list (argmax, first maximum). MindNLP quirk kept: a single-score list [p] predicts round-half-even(p) (0.5→0, 2.5→2). With top_k > 1 a record is correct when the label is among the k highest scores, ties going to the lower index; a label beyond the score list is simply incorrect",
-			Options:   []core.OptionDoc{{Name: "top_k", Default: "1", Help: "count a record correct when the label is among the k best scores (needs score lists: an id prediction with top_k > 1 is rejected as wrong type)"}},
-			Invalid:   append(append([]string(nil), commonInvalid...), "wrong type: an id prediction when top_k > 1"),
+			Options:   []core.OptionDoc{{Name: "top_k", Default: "1", Help: "count a record correct when the label is among the k best scores (needs score lists: an id prediction with top_k > 1 is rejected as wrong type)"}, classes},
+			Invalid:   append(append([]string(nil), named...), "wrong type: an id prediction when top_k > 1"),
 			Memory:    "16 bytes (correct and total counts)",
 		},
 		{
@@ -39,7 +42,7 @@ func Docs() []core.Doc {
 			Direction: core.DirectionHigher,
 			Presets:   []string{"mindnlp", "sklearn"},
 			Value:     "tp / predicted per class; " + prfValue,
-			Options:   []core.OptionDoc{average, numClasses, zeroDiv},
+			Options:   []core.OptionDoc{average, numClasses, zeroDiv, classes},
 			Invalid:   prfInvalid,
 			Memory:    matrixMemory,
 		},
@@ -48,7 +51,7 @@ func Docs() []core.Doc {
 			Direction: core.DirectionHigher,
 			Presets:   []string{"mindnlp", "sklearn"},
 			Value:     "tp / true per class; " + prfValue,
-			Options:   []core.OptionDoc{average, numClasses, zeroDiv},
+			Options:   []core.OptionDoc{average, numClasses, zeroDiv, classes},
 			Invalid:   prfInvalid,
 			Memory:    matrixMemory,
 		},
@@ -57,7 +60,7 @@ func Docs() []core.Doc {
 			Direction: core.DirectionHigher,
 			Presets:   []string{"mindnlp", "sklearn"},
 			Value:     "F-beta = (1+β²)·tp / (β²·true + predicted) per class (sklearn ≥ 1.3 form; β = inf gives recall, β = 0 precision); " + prfValue,
-			Options:   []core.OptionDoc{average, numClasses, {Name: "beta", Default: "1", Help: "weight of recall (>= 0, or inf)"}, zeroDiv},
+			Options:   []core.OptionDoc{average, numClasses, {Name: "beta", Default: "1", Help: "weight of recall (>= 0, or inf)"}, zeroDiv, classes},
 			Invalid:   prfInvalid,
 			Memory:    matrixMemory,
 		},
@@ -66,7 +69,7 @@ func Docs() []core.Doc {
 			Direction: core.DirectionNone,
 			Presets:   []string{"mindnlp"},
 			Value:     "C×C matrix of counts, rows = true class, columns = predicted class (also with no records: all zeros)",
-			Options:   []core.OptionDoc{{Name: "num_classes", Default: "2", Help: "matrix size C (1..1024); an id >= C is rejected (label out of range), a score list or one-hot label of another length is ragged scores / wrong length"}},
+			Options:   []core.OptionDoc{{Name: "num_classes", Default: "2", Help: "matrix size C (1..1024); an id >= C is rejected (label out of range), a score list or one-hot label of another length is ragged scores / wrong length"}, classes},
 			Invalid:   prfInvalid,
 			Memory:    matrixMemory,
 		},
@@ -87,6 +90,15 @@ func Docs() []core.Doc {
 				Help: "none | linear | quadratic: a disagreement between the i-th and j-th of the sorted classes seen weighs 1, |i − j| or (i − j)² — positions in that list, not class ids, so ids 0, 5, 9 are 1 apart like 0, 1, 2"}},
 			Invalid: commonInvalid,
 			Memory:  matrixMemory,
+		},
+		{
+			Type:      "classification_report",
+			Direction: core.DirectionHigher,
+			Presets:   []string{"sklearn"},
+			Value:     "sklearn's classification_report(output_dict=True), an object: one entry per class seen in either field (keyed by its id), or per class named by the classes option (keyed by its name, as sklearn with labels=), with precision, recall, f1-score and support (true count); accuracy; macro avg and weighted avg with the total support. details.classes lists the classes. Null (\"no records\") with none",
+			Options:   []core.OptionDoc{{Name: "zero_division", Default: "0", Help: "0 or 1: the value of a ratio whose denominator is 0 (a class never predicted has precision zero_division)"}, classes},
+			Invalid:   named,
+			Memory:    matrixMemory,
 		},
 		{
 			Type:      "balanced_accuracy",

@@ -26,6 +26,8 @@ func ctor(typ string, o *core.Options) (core.Metric, error) {
 		return NewCohenKappa(o)
 	case "balanced_accuracy":
 		return NewBalancedAccuracy(o)
+	case "classification_report":
+		return NewClassificationReport(o)
 	}
 	return nil, fmt.Errorf("unknown metric type %q", typ)
 }
@@ -37,4 +39,9 @@ func TestGoldens(t *testing.T) {
 // TestGoldensRegErr runs the goldens of issue 15's scikit-learn metrics (gen_regerr.py).
 func TestGoldensRegErr(t *testing.T) {
 	goldentest.RunFile(t, "../../testdata/goldens/regerr_classify.json", ctor)
+}
+
+// TestGoldensReport runs the classification_report goldens (gen_report.py).
+func TestGoldensReport(t *testing.T) {
+	goldentest.RunFile(t, "../../testdata/goldens/report.json", ctor)
 }

@@ -3,6 +3,7 @@ package classify
 import (
 	"math"
 	"math/big"
+	"strconv"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
@@ -20,6 +21,8 @@ func (s *State) Result() core.Result {
 		return s.kappa()
 	case kBalanced:
 		return s.balanced()
+	case kReport:
+		return s.report()
 	}
 	return s.prf()
 }
@@ -49,7 +52,23 @@ func (s *State) confusion() core.Result {
 			rows[t][p] = float64(c)
 		}
 	})
-	return core.Result{Value: rows, Details: map[string]any{"records": s.total}}
+	details := map[string]any{"records": s.total}
+	if s.m.names != nil {
+		details["classes"] = s.m.names
+	}
+	return core.Result{Value: rows, Details: details}
+}
+
+// classLabels returns the classes' names when the classes option names them, else the ids.
+func (m *Metric) classLabels(ids []int64) any {
+	if m.names == nil {
+		return ids
+	}
+	out := make([]string, len(ids))
+	for i, k := range ids {
+		out[i] = m.names[k]
+	}
+	return out
 }
 
 // prf computes precision, recall or F-beta per class, or averaged.
@@ -81,7 +100,7 @@ func (s *State) prf() core.Result {
 		sumPred += pred[k]
 		sumTrue += tru[k]
 	}
-	details := map[string]any{"classes": classes, "support": support, "records": s.total}
+	details := map[string]any{"classes": m.classLabels(classes), "support": support, "records": s.total}
 	switch m.average {
 	case avgNone:
 		return core.Result{Value: per, Details: details}
@@ -332,4 +351,65 @@ func (s *State) balanced() core.Result {
 		score /= 1 - chance
 	}
 	return core.Result{Value: score, Details: details}
+}
+
+// report computes sklearn's classification_report(output_dict=True) over the sorted classes
+// seen in either field, or over every named class in the classes option's order (sklearn's
+// labels=): per class (keyed by its id as a string, or its name) precision, recall, f1-score
+// and support; "accuracy" (sklearn's micro average, which equals accuracy when every class
+// seen is reported); "macro avg" and "weighted avg" of the per-class values, with the total
+// support. Averages are exact sums rounded once.
+func (s *State) report() core.Result {
+	if s.total == 0 {
+		return s.noRecords()
+	}
+	m := s.m
+	size := s.mat.n
+	if m.names != nil {
+		size = len(m.names)
+	}
+	tp, pred, tru := s.mat.sums(size)
+	div := func(a, b int64) float64 {
+		if b == 0 {
+			return m.zeroDiv
+		}
+		return float64(a) / float64(b)
+	}
+	rep := map[string]any{}
+	var classes []int64
+	var sumTP, sumPred, sumTrue int64
+	var mean, weighted [3]core.Sum
+	for k := range tp {
+		if m.names == nil && tru[k] == 0 && pred[k] == 0 {
+			continue
+		}
+		classes = append(classes, int64(k))
+		v := [3]float64{div(tp[k], pred[k]), div(tp[k], tru[k]), div(2*tp[k], tru[k]+pred[k])}
+		key := strconv.Itoa(k)
+		if m.names != nil {
+			key = m.names[k]
+		}
+		rep[key] = reportRow(v, tru[k])
+		for i, x := range v {
+			mean[i].Add(x)
+			weighted[i].AddWeighted(x, tru[k])
+		}
+		sumTP += tp[k]
+		sumPred += pred[k]
+		sumTrue += tru[k]
+	}
+	var macro, wavg [3]float64
+	for i := range macro {
+		macro[i] = mean[i].Float() / float64(len(classes))
+		// Every record has a true class, so the weights never all vanish.
+		wavg[i] = weighted[i].Float() / float64(sumTrue)
+	}
+	rep["accuracy"] = div(sumTP, sumPred)
+	rep["macro avg"] = reportRow(macro, sumTrue)
+	rep["weighted avg"] = reportRow(wavg, sumTrue)
+	return core.Result{Value: rep, Details: map[string]any{"classes": m.classLabels(classes), "records": s.total}}
+}
+
+func reportRow(v [3]float64, support int64) map[string]any {
+	return map[string]any{"precision": v[0], "recall": v[1], "f1-score": v[2], "support": support}
 }

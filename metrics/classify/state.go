@@ -25,6 +25,23 @@ func (s *State) Add(ex *core.Example, weight int64) {
 	if err != nil {
 		return
 	}
+	s.fold(o, weight)
+}
+
+// AddReplicas implements core.ReplicaAdder: the record is decoded once.
+func (s *State) AddReplicas(ex *core.Example, states []core.State, weights []int64) {
+	o, err := s.m.decode(ex)
+	if err != nil {
+		return
+	}
+	for i, st := range states {
+		if weights[i] > 0 {
+			st.(*State).fold(o, weights[i])
+		}
+	}
+}
+
+func (s *State) fold(o outcome, weight int64) {
 	s.total += weight
 	if s.m.kind == kAccuracy {
 		if o.correct {

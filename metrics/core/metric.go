@@ -62,6 +62,8 @@ type Result struct {
 	Value   any
 	Reason  string
 	Details map[string]any
+	// CI is the value's confidence interval when the run computes them (config `ci`).
+	CI *Interval
 }
 
 // Undefined returns a null result with a reason.

@@ -170,6 +170,37 @@ func (o *Options) Floats(key string, def []float64) []float64 {
 	return out
 }
 
+// Strings returns a list of strings (a YAML list, or a string "a,b" / "[a, b]" as a command
+// line gives it), each trimmed of spaces; nil when the key is absent.
+func (o *Options) Strings(key string) []string {
+	v, ok := o.get(key)
+	if !ok {
+		return nil
+	}
+	var out []string
+	switch t := v.(type) {
+	case []any:
+		for _, it := range t {
+			if _, isList := it.([]any); isList || it == nil {
+				o.Problem(key, "must be a list of names, got %v", v)
+				return nil
+			}
+			out = append(out, strings.TrimSpace(fmt.Sprint(it)))
+		}
+	case []string:
+		out = append(out, t...)
+	default:
+		s := strings.TrimSpace(fmt.Sprint(v))
+		if strings.HasPrefix(s, "[") && strings.HasSuffix(s, "]") {
+			s = s[1 : len(s)-1]
+		}
+		for _, p := range strings.Split(s, ",") {
+			out = append(out, strings.TrimSpace(p))
+		}
+	}
+	return out
+}
+
 func toFloat(v any) (float64, error) {
 	switch t := v.(type) {
 	case float64:

@@ -6,6 +6,7 @@ package core
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Kind is the shape of a Value.
@@ -22,10 +23,16 @@ const (
 	Float                   // Float: a floating-point number
 	FloatList               // Floats: list<float> (integers are widened)
 	Bool                    // Int is 0 or 1
-	Other                   // any other shape (objects, mixed lists); never accepted by a metric
+	Other                   // any other shape (mixed lists, objects of non-numbers); never accepted by a metric
+	// Map is an object of numbers keyed by string (a JSON object, an Arrow or Parquet
+	// map<string|integer, number> or list<struct<key, value>>): Strs holds the keys and
+	// Floats the values, pairwise. Integer keys are rendered in decimal. Keys may repeat (an
+	// Arrow map can hold a key twice; JSON objects keep only the last, as every JSON reader
+	// does), so a metric that needs unique keys checks them.
+	Map
 )
 
-var kindNames = [...]string{"missing", "null", "string", "list<string>", "list<list<string>>", "integer", "float", "list<float>", "bool", "other"}
+var kindNames = [...]string{"missing", "null", "string", "list<string>", "list<list<string>>", "integer", "float", "list<float>", "bool", "other", "map<string, number>"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -34,7 +41,8 @@ func (k Kind) String() string {
 	return fmt.Sprintf("kind(%d)", k)
 }
 
-// Value is one field of a record. Only the member that matches Kind is meaningful. Strings and
+// Value is one field of a record. Only the member that matches Kind is meaningful (a Map
+// uses Strs and Floats together). Strings and
 // slices may alias the source's buffers: a metric must not retain them beyond State.Add
 // (copy what it keeps).
 type Value struct {
@@ -73,6 +81,9 @@ type Example struct {
 	UTF8Checked bool
 	// Memo, when set, is shared by the metrics the record is folded into (see Memo).
 	Memo *Memo
+	// Unit identifies the record's resampling unit for the bootstrap (a hash of its key
+	// field, or of its position): records with the same Unit get the same weights.
+	Unit uint64
 }
 
 // FromJSON converts a value decoded by encoding/json (with UseNumber) or a Go literal into a
@@ -113,8 +124,30 @@ func FromJSON(x any) Value {
 		return Value{Kind: StringLists, Lists: t}
 	case []any:
 		return listFromJSON(t)
+	case map[string]any:
+		return mapFromJSON(t)
 	}
 	return Value{Kind: Other}
+}
+
+// mapFromJSON converts an object whose values are all numbers (or booleans, counted as 0/1
+// as in a list) into a Map with its keys sorted, so that the value does not depend on Go's
+// map order; any other object is Other.
+func mapFromJSON(t map[string]any) Value {
+	keys := make([]string, 0, len(t))
+	for k := range t {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	vals := make([]float64, len(keys))
+	for i, k := range keys {
+		f, ok := FromJSON(t[k]).Number()
+		if !ok {
+			return Value{Kind: Other}
+		}
+		vals[i] = f
+	}
+	return Value{Kind: Map, Strs: keys, Floats: vals}
 }
 
 func isIntLiteral(s string) bool {

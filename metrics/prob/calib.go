@@ -241,5 +241,24 @@ func (s *CalibrationState) Result() core.Result {
 	if math.IsNaN(v) || math.IsInf(v, 0) { // only from a corrupt state
 		return core.Undefined("overflow", details)
 	}
+	details["bins"] = s.reliability()
 	return core.Result{Value: v, Details: details}
+}
+
+// reliability lists the non-empty bins with their mean confidence and accuracy: the points
+// of a reliability diagram (the HTML report draws it).
+func (s *CalibrationState) reliability() []map[string]any {
+	var out []map[string]any
+	for i, c := range s.count {
+		if c == 0 {
+			continue
+		}
+		lo, hi := 1.0, 1.0
+		if i < s.m.nBins {
+			lo, hi = s.m.edges64[i], s.m.edges64[i+1]
+		}
+		out = append(out, map[string]any{"lo": lo, "hi": hi, "count": c,
+			"confidence": s.conf[i].Float() / float64(c), "accuracy": float64(s.correct[i]) / float64(c)})
+	}
+	return out
 }

@@ -16,7 +16,7 @@ const memory = "exact (default): per score column, C int64 counts per distinct s
 // Docs describes every metric type of this package, for `evalstream list`.
 func Docs() []core.Doc {
 	thresholds := core.OptionDoc{Name: "thresholds", Default: "none (exact)",
-		Help: "compat torchmetrics only: N >= 2 bins scores at torch.linspace(0, 1, N) (float32) and computes torchmetrics' binned curve from per-threshold counts, in bounded memory; with compat sklearn it is a config error (scikit-learn is always exact)"}
+		Help: "compat torchmetrics only: N >= 2 bins scores at torch.linspace(0, 1, N) (float32), or a list of thresholds in [0, 1], strictly increasing (torchmetrics holds them as float32 and does not sort them: an unsorted list is a config error), and computes torchmetrics' binned curve from per-threshold counts, in bounded memory; details.bin_error_bound is given when the thresholds start at 0 and end at 1 (a linspace always does). With compat sklearn it is a config error (scikit-learn is always exact)"}
 	average := core.OptionDoc{Name: "average", Default: "macro",
 		Help: "multiclass only: macro (unweighted mean over the classes) | weighted (mean weighted by each class's positives; ovo: by pair prevalence) | none (per-class array)"}
 	return []core.Doc{

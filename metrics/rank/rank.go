@@ -57,6 +57,7 @@ type Metric struct {
 	maxFPR     float64 // 0 = none (auroc, binary only)
 	thresholds int     // 0 = exact; else torchmetrics' linspace(0, 1, N)
 	thr        []float64
+	thrList    bool // thr is the user's list, not a linspace
 	sig        string
 }
 
@@ -102,7 +103,9 @@ func newMetric(k kind, o *core.Options) (core.Metric, error) {
 		o.Forbid("max_fpr", "to average_precision")
 	}
 	if m.compat == compatTorchmetrics {
-		if o.Has("thresholds") {
+		if raw := strings.TrimSpace(o.String("thresholds", "")); strings.HasPrefix(raw, "[") || strings.Contains(raw, ",") {
+			m.thresholdList(o)
+		} else if o.Has("thresholds") {
 			m.thresholds = int(o.Int("thresholds", 0, 2, MaxThresholds))
 			if m.thresholds >= 2 {
 				m.thr = linspace32(m.thresholds)
@@ -129,14 +132,55 @@ func (m *Metric) finish() {
 		}
 	}
 	if m.compat == compatTorchmetrics {
-		if m.thresholds == 0 {
+		switch {
+		case m.thresholds == 0:
 			b.WriteString("|thresholds:none")
-		} else {
+		case m.thrList:
+			b.WriteString("|thresholds:[")
+			for i, t := range m.thr {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(core.FormatFloat(t))
+			}
+			b.WriteByte(']')
+		default:
 			fmt.Fprintf(&b, "|thresholds:%d", m.thresholds)
 		}
 	}
 	fmt.Fprintf(&b, "|version:%s", implVersion)
 	m.sig = b.String()
+}
+
+// thresholdList reads `thresholds` given as a list: torchmetrics' binned mode at exactly those
+// thresholds, which it turns into a float32 tensor. torchmetrics requires floats in [0, 1];
+// it does not sort them, and an unsorted list gives a meaningless curve (a negative AUROC),
+// so the list must be strictly increasing (after rounding to float32).
+func (m *Metric) thresholdList(o *core.Options) {
+	xs := o.Floats("thresholds", nil)
+	if len(xs) == 0 || len(xs) > MaxThresholds {
+		o.Problem("thresholds", "a list needs 1 to %d thresholds", MaxThresholds)
+		return
+	}
+	thr := make([]float64, len(xs))
+	for i, x := range xs {
+		if !(x >= 0 && x <= 1) {
+			o.Problem("thresholds", "must be in [0, 1] (torchmetrics), got %v", x)
+			return
+		}
+		thr[i] = float64(float32(x))
+		if i > 0 && thr[i] <= thr[i-1] {
+			o.Problem("thresholds", "a list must be strictly increasing (after rounding to float32, as torchmetrics holds it): %v then %v", xs[i-1], x)
+			return
+		}
+	}
+	m.thr, m.thresholds, m.thrList = thr, len(thr), true
+}
+
+// boundKnown reports whether details.bin_error_bound holds: the binned curve reaches (0, 0)
+// and (1, 1) when the thresholds start at 0 and end at 1, as a linspace does.
+func (m *Metric) boundKnown() bool {
+	return !m.thrList || (m.thr[0] == 0 && m.thr[len(m.thr)-1] == 1)
 }
 
 // linspace32 returns torch.linspace(0, 1, n) (float32, as torch's CPU kernel computes it:

@@ -46,6 +46,16 @@ func TestConfigErrors(t *testing.T) {
 		{"average_precision", map[string]any{"max_fpr": 0.5}, "max_fpr: does not apply"},
 		{"average_precision", map[string]any{"multi_class": "ovr"}, "multi_class: does not apply"},
 		{"average_precision", map[string]any{"compat": "torchmetrics", "thresholds": 100, "average": "none"}, ""},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": []any{0.0, 0.5, 1.0}}, ""},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": "0.2, 0.4"}, ""},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": "[0.3]"}, ""},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": []any{0.5, 0.2}}, "thresholds: a list must be strictly increasing"},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": []any{0.2, 0.2}}, "thresholds: a list must be strictly increasing"},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": []any{0.1, 0.10000000001}}, "after rounding to float32"},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": []any{0.5, 1.5}}, "thresholds: must be in [0, 1]"},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": []any{}}, "thresholds: a list needs 1 to"},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": "[0.1, x]"}, "thresholds: must be a list of numbers"},
+		{"auroc", map[string]any{"thresholds": []any{0.5}}, "thresholds: does not apply to compat sklearn"},
 	} {
 		_, err := build(t, tc.typ, tc.opts)
 		if tc.want == "" {
@@ -127,7 +137,7 @@ func TestBinnedErrorBound(t *testing.T) {
 	rng := rand.New(rand.NewSource(16))
 	exact, err := build(t, "auroc", nil)
 	require.NoError(t, err)
-	for _, n := range []int{2, 3, 10, 101, 1000} {
+	for _, n := range []any{2, 3, 10, 101, 1000, []any{0.0, 0.3, 0.35, 0.9, 1.0}, []any{0.0, 1.0}} {
 		binned, err := build(t, "auroc", map[string]any{"compat": "torchmetrics", "thresholds": n})
 		require.NoError(t, err)
 		for trial := 0; trial < 20; trial++ {
@@ -150,10 +160,35 @@ func TestBinnedErrorBound(t *testing.T) {
 			bound := rb.Details["bin_error_bound"].(float64)
 			diff := math.Abs(re.Value.(float64) - rb.Value.(float64))
 			require.LessOrEqual(t, diff, bound+1e-12, "n=%d trial %d: exact %v binned %v", n, trial, re.Value, rb.Value)
-			if n == 1000 && trial%4 == 0 {
+			if n == any(1000) && trial%4 == 0 {
 				require.Less(t, bound, 0.002, "fine bins on continuous scores")
 			}
 		}
+	}
+}
+
+// TestThresholdListBound: a threshold list that does not span [0, 1] has no bound in its
+// details (the binned curve then misses (0, 0) or (1, 1)); its signature names the list.
+func TestThresholdListBound(t *testing.T) {
+	for _, tc := range []struct {
+		list  []any
+		bound bool
+		sig   string
+	}{
+		{[]any{0.0, 0.5, 1.0}, true, "thresholds:[0,0.5,1]"},
+		{[]any{0.2, 0.5, 1.0}, false, "thresholds:[0.20000000298023224,0.5,1]"},
+		{[]any{0.0, 0.5}, false, "thresholds:[0,0.5]"},
+	} {
+		m, err := build(t, "auroc", map[string]any{"compat": "torchmetrics", "thresholds": tc.list})
+		require.NoError(t, err)
+		require.Contains(t, m.Signature(), tc.sig)
+		s := m.NewState()
+		for i, x := range []float64{0.1, 0.4, 0.6, 0.9} {
+			e := ex(x, int64(i%2))
+			s.Add(&e, 1)
+		}
+		_, ok := s.Result().Details["bin_error_bound"]
+		require.Equal(t, tc.bound, ok, "%v", tc.list)
 	}
 }
 

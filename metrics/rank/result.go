@@ -357,7 +357,7 @@ func (s *State) Result() core.Result {
 		n += c
 	}
 	details := map[string]any{"records": n, "support": totals}
-	if m.kind == kAUROC && m.thresholds > 0 {
+	if m.kind == kAUROC && m.thresholds > 0 && m.boundKnown() {
 		bounds := make([]float64, len(t.cols))
 		for c := range t.cols {
 			pos := c

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
@@ -37,6 +38,9 @@ func ncols(width int) int {
 // x·(N−1) lands on the right one or a neighbour.
 func (m *Metric) bucket(x float64) int {
 	n := len(m.thr)
+	if m.thrList {
+		return sort.Search(n, func(i int) bool { return m.thr[i] > x })
+	}
 	j := int(x * float64(n-1))
 	j = min(max(j, 0), n-1)
 	for j+1 < n && m.thr[j+1] <= x {

@@ -110,6 +110,27 @@ func TestBrowserRendersReport(t *testing.T) {
 	require.Greater(t, ink, total/50, "screenshot is almost all background")
 }
 
+// TestBrowserRendersDecisions loads the page of a run with intervals and a failed gate: the
+// browser's DOM shows the gate verdict, every interval of the results JSON in the table, and
+// the calibration, window and trend charts.
+func TestBrowserRendersDecisions(t *testing.T) {
+	bin := chromium(t)
+	in := decisionsInput(t)
+	path := filepath.Join(t.TempDir(), "report.html")
+	require.NoError(t, os.WriteFile(path, render(t, in), 0o644))
+	dom, stderr := runChromium(t, bin, "--dump-dom", "file://"+path)
+	require.Empty(t, consoleLines(stderr), "console messages (errors or blocked requests)")
+	require.Contains(t, dom, `<section class="gate fail" id="gate">`)
+	require.Equal(t, 1, strings.Count(dom, `class="calibration"`))
+	require.Equal(t, 5, strings.Count(dom, `aria-label="windows:`))
+	require.Equal(t, 5, strings.Count(dom, `aria-label="trend:`))
+	for _, m := range in.Run.Metrics {
+		if lo, hi, ok := m.CI.Bounds(); ok {
+			require.Contains(t, dom, `<td class="num ci" title="[`+full(lo)+`, `+full(hi)+`]">[`+short(lo)+`, `+short(hi)+`]</td>`, m.Name)
+		}
+	}
+}
+
 // TestBrowserDetectsRequests proves the console check can fail: a page that tries to load an
 // image and run a script (both blocked by the report's CSP) leaves console messages.
 func TestBrowserDetectsRequests(t *testing.T) {

@@ -6,9 +6,8 @@
 //
 // The model is read from the results JSON of the interface contract, the one format every
 // input shares (a results file, a history line's "results", a state file's Results), so the
-// page shows exactly what the JSON says. Confidence intervals and a gate verdict are not in
-// the results yet; when they are, they become fields of Metric and Run read by ParseResults,
-// and the table and charts draw them where Metric.Value is drawn now.
+// page shows exactly what the JSON says: values, confidence intervals, the run's description
+// and the gate verdict.
 package htmlreport
 
 import (
@@ -32,6 +31,53 @@ type Run struct {
 	Window        *Window
 	Metrics       []Metric
 	Slices        []Slice
+	// Meta is the run's description the results carry (run, started_at, duration_s,
+	// version, git_commit, input), in document order.
+	Meta []MetaItem
+	Gate *Gate
+}
+
+// MetaItem is one member of the run's description, rendered as text.
+type MetaItem struct{ Key, Value string }
+
+// Gate is the gate verdict of a run (statistics.md §3).
+type Gate struct {
+	Passed   bool       `json:"passed"`
+	Baseline string     `json:"baseline"`
+	Rules    []GateRule `json:"rules"`
+}
+
+// GateRule is one rule's verdict. Pointers are nil where the JSON has null or nothing.
+type GateRule struct {
+	Metric   string   `json:"metric"`
+	Slice    *string  `json:"slice"`
+	Value    *float64 `json:"value"`
+	Baseline *float64 `json:"baseline"`
+	Delta    *float64 `json:"delta"`
+	PValue   *float64 `json:"p_value"`
+	Min      *float64 `json:"min"`
+	Max      *float64 `json:"max"`
+	Passed   bool     `json:"passed"`
+	Reason   string   `json:"reason"`
+}
+
+// CI is a metric's confidence interval: Low and High are float64 for a scalar value, []any
+// of numbers (or nulls) for per-class values.
+type CI struct {
+	Low    any     `json:"low"`
+	High   any     `json:"high"`
+	Level  float64 `json:"level"`
+	Method string  `json:"method"`
+}
+
+// Bounds returns a scalar interval.
+func (c *CI) Bounds() (lo, hi float64, ok bool) {
+	if c == nil {
+		return 0, 0, false
+	}
+	lo, ok1 := c.Low.(float64)
+	hi, ok2 := c.High.(float64)
+	return lo, hi, ok1 && ok2
 }
 
 // Window is the time window of a per-window result (RFC 3339 strings as in the JSON).
@@ -45,6 +91,9 @@ type Metric struct {
 	Value     any
 	Reason    string
 	Signature string
+	CI        *CI
+	// Details are the metric's details (bins of a calibration error, for instance).
+	Details map[string]any
 }
 
 // Scalar returns the value as a number when it is one.
@@ -82,7 +131,12 @@ type jsonMetric struct {
 	Value     json.RawMessage `json:"value"`
 	Reason    string          `json:"reason"`
 	Signature string          `json:"signature"`
+	CI        *CI             `json:"ci"`
+	Details   map[string]any  `json:"details"`
 }
+
+// metaKeys are the members of the run's description the header shows, in this order.
+var metaKeys = []string{"run", "started_at", "duration_s", "version", "git_commit", "input"}
 
 type jsonRun struct {
 	Records       *int64              `json:"records"`
@@ -95,6 +149,7 @@ type jsonRun struct {
 	} `json:"window"`
 	Metrics json.RawMessage `json:"metrics"`
 	Slices  json.RawMessage `json:"slices"`
+	Gate    *Gate           `json:"gate"`
 }
 
 // ParseResults reads a results JSON document. Metric and slice order is the document's order
@@ -107,7 +162,15 @@ func ParseResults(b []byte) (*Run, error) {
 	if j.Records == nil || j.Metrics == nil {
 		return nil, fmt.Errorf(`not a results JSON: expected an object with "records" and "metrics"`)
 	}
-	r := &Run{Records: *j.Records, Skipped: j.Skipped, Errors: j.Errors, ErrorExamples: j.ErrorExamples}
+	r := &Run{Records: *j.Records, Skipped: j.Skipped, Errors: j.Errors, ErrorExamples: j.ErrorExamples, Gate: j.Gate}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err == nil {
+		for _, k := range metaKeys {
+			if raw, ok := all[k]; ok && string(raw) != "null" {
+				r.Meta = append(r.Meta, MetaItem{Key: k, Value: metaText(raw)})
+			}
+		}
+	}
 	if j.Window != nil {
 		r.Window = &Window{Start: j.Window.Start, End: j.Window.End}
 	}
@@ -145,7 +208,7 @@ func parseMetrics(raw json.RawMessage) ([]Metric, error) {
 		if err := json.Unmarshal(v, &jm); err != nil {
 			return fmt.Errorf("metric %q: %w", name, err)
 		}
-		m := Metric{Name: name, Type: jm.Type, Reason: jm.Reason, Signature: jm.Signature}
+		m := Metric{Name: name, Type: jm.Type, Reason: jm.Reason, Signature: jm.Signature, CI: jm.CI, Details: jm.Details}
 		if len(jm.Value) > 0 {
 			if err := json.Unmarshal(jm.Value, &m.Value); err != nil {
 				return fmt.Errorf("metric %q value: %w", name, err)
@@ -155,6 +218,20 @@ func parseMetrics(raw json.RawMessage) ([]Metric, error) {
 		return nil
 	})
 	return out, err
+}
+
+// metaText renders a member of the run's description: strings as they are, numbers
+// exactly, anything else (input fingerprints) as compact JSON.
+func metaText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var buf bytes.Buffer
+	if json.Compact(&buf, raw) == nil {
+		return buf.String()
+	}
+	return string(raw)
 }
 
 // orderedObject calls fn for each member of a JSON object in document order.

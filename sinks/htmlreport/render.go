@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +39,8 @@ type Input struct {
 	// BaselineName names the baseline in the table header.
 	BaselineName string
 	History      []HistoryPoint
+	// Windows are the per-window results of a windowed Kafka run, oldest first.
+	Windows []*Run
 	// Direction returns "higher", "lower" or "none" for a metric type (core.Doc.Direction),
 	// to colour deltas; nil leaves deltas uncoloured.
 	Direction func(metricType string) string
@@ -64,6 +67,7 @@ type cell struct {
 type metricRow struct {
 	Name, Type, Signature, Reason string
 	Value                         cell
+	CI                            cell
 	HasBase                       bool
 	Base, Delta                   cell
 	DeltaClass                    string
@@ -98,6 +102,72 @@ type page struct {
 	Trends                                 []*lineChart
 	HistoryRuns                            int
 	SmallSlice                             int
+	Meta                                   []MetaItem
+	Gate                                   *gateView
+	HasCI                                  bool
+	CILevel                                string
+	Calibrations                           []*reliability
+	Windows                                []*lineChart
+}
+
+type gateView struct {
+	Passed   bool
+	Baseline string
+	Rules    []gateRow
+}
+
+type gateRow struct {
+	Metric, Slice, Verdict, Reason string
+	Value, Base, Delta, P          cell
+	Passed                         bool
+}
+
+func optCell(v *float64) cell {
+	if v == nil {
+		return cell{Text: "—", Full: "none"}
+	}
+	return valueCell(*v)
+}
+
+func buildGate(g *Gate) *gateView {
+	if g == nil {
+		return nil
+	}
+	v := &gateView{Passed: g.Passed, Baseline: g.Baseline}
+	for _, r := range g.Rules {
+		row := gateRow{Metric: r.Metric, Slice: "overall", Reason: r.Reason, Passed: r.Passed, Verdict: "FAIL",
+			Value: optCell(r.Value), Base: optCell(r.Baseline), Delta: optCell(r.Delta), P: optCell(r.PValue)}
+		if r.Slice != nil {
+			row.Slice = *r.Slice
+		}
+		if r.Passed {
+			row.Verdict = "PASS"
+		}
+		v.Rules = append(v.Rules, row)
+	}
+	return v
+}
+
+// ciCell renders an interval: `[low, high]`, per component for per-class values.
+func ciCell(c *CI) cell {
+	if c == nil {
+		return cell{}
+	}
+	if lo, hi, ok := c.Bounds(); ok {
+		return cell{Text: "[" + short(lo) + ", " + short(hi) + "]", Full: "[" + full(lo) + ", " + full(hi) + "]"}
+	}
+	los, ok1 := c.Low.([]any)
+	his, ok2 := c.High.([]any)
+	if !ok1 || !ok2 || len(los) != len(his) {
+		return cell{}
+	}
+	var t, f []string
+	for i := range los {
+		lo, hi := valueCell(los[i]), valueCell(his[i])
+		t = append(t, "["+lo.Text+", "+hi.Text+"]")
+		f = append(f, "["+lo.Full+", "+hi.Full+"]")
+	}
+	return cell{Text: strings.Join(t, " "), Full: strings.Join(f, " ")}
 }
 
 func buildPage(in Input) *page {
@@ -107,7 +177,7 @@ func buildPage(in Input) *page {
 	}
 	p := &page{Title: title, Source: in.Source, BaselineName: in.BaselineName, CSS: template.CSS(styleCSS),
 		Records: in.Run.Records, Skipped: in.Run.Skipped, Window: in.Run.Window, SmallSlice: SmallSlice,
-		HasBaseline: in.Baseline != nil, HistoryRuns: len(in.History)}
+		HasBaseline: in.Baseline != nil, HistoryRuns: len(in.History), Meta: in.Run.Meta, Gate: buildGate(in.Run.Gate)}
 	if !in.Generated.IsZero() {
 		p.Generated = in.Generated.UTC().Format(time.RFC3339)
 	}
@@ -132,6 +202,13 @@ func buildPage(in Input) *page {
 	}
 	for _, m := range in.Run.Metrics {
 		p.Rows = append(p.Rows, buildRow(m, in))
+		if m.CI != nil {
+			p.HasCI = true
+			p.CILevel = strconv.FormatFloat(m.CI.Level*100, 'g', -1, 64) + "%"
+		}
+		if c := buildReliability(m); c != nil {
+			p.Calibrations = append(p.Calibrations, c)
+		}
 	}
 	buildSlices(p, in.Run)
 	for _, m := range in.Run.Metrics {
@@ -139,7 +216,8 @@ func buildPage(in Input) *page {
 			p.Heatmaps = append(p.Heatmaps, h)
 		}
 	}
-	p.Trends = buildTrends(in.History)
+	p.Trends = buildTrends(in.History, in.Run.Gate)
+	p.Windows = buildWindows(in.Windows)
 	return p
 }
 
@@ -157,13 +235,54 @@ func valueCell(v any) cell {
 			f = append(f, c.Full)
 		}
 		return cell{Text: "[" + strings.Join(s, ", ") + "]", Full: "[" + strings.Join(f, ", ") + "]"}
+	case map[string]any:
+		// A report (classification_report): "key: value" entries, classes by id first.
+		var s, f []string
+		for _, k := range reportOrder(t) {
+			c := valueCell(t[k])
+			s = append(s, k+": "+c.Text)
+			f = append(f, k+": "+c.Full)
+		}
+		return cell{Text: "{" + strings.Join(s, "; ") + "}", Full: "{" + strings.Join(f, "; ") + "}"}
 	}
 	s := fmt.Sprint(v)
 	return cell{Text: s, Full: s}
 }
 
+// reportOrder orders an object's keys: integer keys (class ids) by value, then sklearn's
+// statistics in its column order, then the rest ("accuracy", "macro avg", "weighted avg")
+// sorted.
+func reportOrder(obj map[string]any) []string {
+	stats := []string{"precision", "recall", "f1-score", "support"}
+	rank := func(k string) (int, int64) {
+		if n, err := strconv.ParseInt(k, 10, 64); err == nil {
+			return 0, n
+		}
+		if i := slices.Index(stats, k); i >= 0 {
+			return 1, int64(i)
+		}
+		return 2, 0
+	}
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		gi, ni := rank(keys[i])
+		gj, nj := rank(keys[j])
+		if gi != gj {
+			return gi < gj
+		}
+		if ni != nj {
+			return ni < nj
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
 func buildRow(m Metric, in Input) metricRow {
-	r := metricRow{Name: m.Name, Type: m.Type, Signature: m.Signature, Reason: m.Reason, Value: valueCell(m.Value)}
+	r := metricRow{Name: m.Name, Type: m.Type, Signature: m.Signature, Reason: m.Reason, Value: valueCell(m.Value), CI: ciCell(m.CI)}
 	if in.Baseline == nil {
 		return r
 	}
@@ -239,9 +358,16 @@ func isScalarType(run *Run, name string) bool {
 }
 
 func metricValue(ms []Metric, name string) any {
-	for _, m := range ms {
-		if m.Name == name {
-			return m.Value
+	if m := findMetric(ms, name); m != nil {
+		return m.Value
+	}
+	return nil
+}
+
+func findMetric(ms []Metric, name string) *Metric {
+	for i := range ms {
+		if ms[i].Name == name {
+			return &ms[i]
 		}
 	}
 	return nil
@@ -262,6 +388,10 @@ type bar struct {
 	Y, TextY, X, W    string
 	ValueX, ValueText string
 	Small             bool
+	// HasCI draws the slice's interval as a whisker from WX1 to WX2 at height WY.
+	HasCI        bool
+	WX1, WX2, WY string
+	WCapT, WCapB string
 }
 
 type barChart struct {
@@ -271,7 +401,7 @@ type barChart struct {
 	Ticks                              []tick
 	AxisY, RefX, RefTop, RefBot, RefTx string
 	RefText                            string
-	HasRef                             bool
+	HasRef, HasCI                      bool
 	PlotL, PlotR                       string
 }
 
@@ -280,11 +410,14 @@ func buildBarChart(m Metric, slices []Slice) *barChart {
 		key     string
 		records int64
 		v       float64
+		ci      *CI
 	}
 	var vals []sv
 	for _, s := range slices {
-		if v, ok := metricValue(s.Metrics, m.Name).(float64); ok {
-			vals = append(vals, sv{s.Key, s.Records, v})
+		if sm := findMetric(s.Metrics, m.Name); sm != nil {
+			if v, ok := sm.Scalar(); ok {
+				vals = append(vals, sv{s.Key, s.Records, v, sm.CI})
+			}
 		}
 	}
 	if len(vals) == 0 {
@@ -295,6 +428,9 @@ func buildBarChart(m Metric, slices []Slice) *barChart {
 	lo, hi := 0.0, 0.0
 	for _, x := range vals {
 		lo, hi = math.Min(lo, x.v), math.Max(hi, x.v)
+		if a, b, ok := x.ci.Bounds(); ok {
+			lo, hi = math.Min(lo, a), math.Max(hi, b)
+		}
 	}
 	if hasRef {
 		lo, hi = math.Min(lo, overall), math.Max(hi, overall)
@@ -323,11 +459,22 @@ func buildBarChart(m Metric, slices []Slice) *barChart {
 		}
 		small := x.records < SmallSlice
 		tip := fmt.Sprintf("%s: %s = %s (%d records)", x.key, m.Name, full(x.v), x.records)
+		a, b, hasCI := x.ci.Bounds()
+		if hasCI {
+			tip += fmt.Sprintf("; %g%% interval [%s, %s]", x.ci.Level*100, full(a), full(b))
+		}
 		if small {
 			tip += fmt.Sprintf("; small slice (fewer than %d records)", SmallSlice)
 		}
-		c.Bars = append(c.Bars, bar{Label: label, Full: x.key, Tip: tip, Y: f2(y + 3), TextY: f2(y + 16),
-			X: f2(x0), W: f2(math.Max(x1-x0, 0.5)), ValueX: f2(math.Max(x1, zero) + 4), ValueText: short(x.v), Small: small})
+		br := bar{Label: label, Full: x.key, Tip: tip, Y: f2(y + 3), TextY: f2(y + 16),
+			X: f2(x0), W: f2(math.Max(x1-x0, 0.5)), ValueX: f2(math.Max(x1, zero) + 4), ValueText: short(x.v), Small: small}
+		if hasCI {
+			br.HasCI, br.WX1, br.WX2, br.WY = true, f2(ax.at(a)), f2(ax.at(b)), f2(y+12)
+			br.WCapT, br.WCapB = f2(y+7), f2(y+17)
+			br.ValueX = f2(math.Max(math.Max(x1, zero), ax.at(b)) + 4)
+			c.HasCI = true
+		}
+		c.Bars = append(c.Bars, br)
 	}
 	if hasRef {
 		c.RefX = f2(ax.at(overall))
@@ -344,6 +491,9 @@ func buildBarChart(m Metric, slices []Slice) *barChart {
 	c.Title = fmt.Sprintf("slices: %s per slice, %d slices sorted by value", m.Name, len(vals))
 	if hasRef {
 		c.Title += ", overall " + full(overall) + " as a dashed line"
+	}
+	if c.HasCI {
+		c.Title += ", confidence intervals as whiskers"
 	}
 	if nSmall > 0 {
 		c.Title += fmt.Sprintf(", %d small (under %d records) drawn pale", nSmall, SmallSlice)
@@ -440,20 +590,49 @@ type point struct {
 	X, Y, Tip string
 }
 
+type limit struct {
+	Y, Text, TextY string
+}
+
 type lineChart struct {
 	Metric, Title string
 	Width, Height int
 	Points        []point
 	Path          string
-	YTicks        []tick
-	XTicks        []tick
-	PlotL, PlotR  string
-	PlotT, PlotB  string
+	// Band is the closed path of the confidence band, empty without intervals.
+	Band string
+	// Limits are horizontal lines: the gate's min/max bounds of the metric.
+	Limits       []limit
+	YTicks       []tick
+	XTicks       []tick
+	PlotL, PlotR string
+	PlotT, PlotB string
 }
 
 // buildTrends draws one chart per scalar overall metric of the history, in the order the
 // metrics first appear; runs where the metric is absent or null leave a gap in the line.
-func buildTrends(hist []HistoryPoint) []*lineChart {
+// The gate's absolute bounds for a metric (min, max) are drawn as limits.
+func buildTrends(hist []HistoryPoint, gate *Gate) []*lineChart {
+	return seriesCharts("trend", hist, gate)
+}
+
+// buildWindows draws, for a windowed run, one chart per scalar metric over the windows.
+func buildWindows(windows []*Run) []*lineChart {
+	var hist []HistoryPoint
+	for _, w := range windows {
+		if w.Window == nil {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, w.Window.Start)
+		if err != nil {
+			continue
+		}
+		hist = append(hist, HistoryPoint{Time: t, Run: w})
+	}
+	return seriesCharts("windows", hist, nil)
+}
+
+func seriesCharts(kind string, hist []HistoryPoint, gate *Gate) []*lineChart {
 	if len(hist) == 0 {
 		return nil
 	}
@@ -469,21 +648,45 @@ func buildTrends(hist []HistoryPoint) []*lineChart {
 	}
 	var out []*lineChart
 	for _, name := range names {
-		out = append(out, buildTrend(name, hist))
+		var lims []float64
+		var labels []string
+		if gate != nil {
+			for _, r := range gate.Rules {
+				if r.Metric != name || r.Slice != nil {
+					continue
+				}
+				if r.Min != nil {
+					lims, labels = append(lims, *r.Min), append(labels, "gate min "+short(*r.Min))
+				}
+				if r.Max != nil {
+					lims, labels = append(lims, *r.Max), append(labels, "gate max "+short(*r.Max))
+				}
+			}
+		}
+		out = append(out, buildSeries(kind, name, hist, lims, labels))
 	}
 	return out
 }
 
-func buildTrend(name string, hist []HistoryPoint) *lineChart {
-	const width, height, left, right, top, bottom = 680, 220, 70, 60, 16, 40
+func buildSeries(kind, name string, hist []HistoryPoint, lims []float64, limLabels []string) *lineChart {
+	const width, height, left, right, top, bottom = 680, 220, 70, 90, 16, 40
 	c := &lineChart{Metric: name, Width: width, Height: height}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	n := 0
+	n, withCI := 0, 0
 	for _, h := range hist {
-		if v, ok := metricValue(h.Run.Metrics, name).(float64); ok {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-			n++
+		if m := findMetric(h.Run.Metrics, name); m != nil {
+			if v, ok := m.Scalar(); ok {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+				n++
+				if a, b, ok := m.CI.Bounds(); ok {
+					lo, hi = math.Min(lo, a), math.Max(hi, b)
+					withCI++
+				}
+			}
 		}
+	}
+	for _, l := range lims {
+		lo, hi = math.Min(lo, l), math.Max(hi, l)
 	}
 	if lo == hi {
 		pad := math.Max(math.Abs(lo)*0.05, 1e-3)
@@ -502,10 +705,26 @@ func buildTrend(name string, hist []HistoryPoint) *lineChart {
 	for _, t := range ticks {
 		c.YTicks = append(c.YTicks, tick{Pos: f2(ay.at(t)), Text: short0(t)})
 	}
-	var path strings.Builder
+	var path, upper, lower strings.Builder
 	pen := false
+	flushBand := func() {
+		if upper.Len() > 0 {
+			if c.Band != "" {
+				c.Band += " "
+			}
+			c.Band += "M" + upper.String() + " L" + lower.String() + " Z"
+			upper.Reset()
+			lower.Reset()
+		}
+	}
+	var lowerPts []string
 	for i, h := range hist {
-		v, ok := metricValue(h.Run.Metrics, name).(float64)
+		m := findMetric(h.Run.Metrics, name)
+		var v float64
+		ok := false
+		if m != nil {
+			v, ok = m.Scalar()
+		}
 		if !ok {
 			pen = false
 			continue
@@ -521,11 +740,39 @@ func buildTrend(name string, hist []HistoryPoint) *lineChart {
 		}
 		pen = true
 		path.WriteString(f2(x) + " " + f2(y))
-		c.Points = append(c.Points, point{X: f2(x), Y: f2(y),
-			Tip: fmt.Sprintf("%s: %s = %s (%d records)", h.Time.UTC().Format(time.RFC3339), name, full(v), h.Run.Records)})
+		tip := fmt.Sprintf("%s: %s = %s (%d records)", h.Time.UTC().Format(time.RFC3339), name, full(v), h.Run.Records)
+		if a, b, ok := m.CI.Bounds(); ok {
+			tip += fmt.Sprintf(", %g%% interval [%s, %s]", m.CI.Level*100, full(a), full(b))
+			if upper.Len() > 0 {
+				upper.WriteString(" L")
+			}
+			upper.WriteString(f2(x) + " " + f2(ay.at(b)))
+			lowerPts = append(lowerPts, f2(x)+" "+f2(ay.at(a)))
+		} else {
+			for k := len(lowerPts) - 1; k >= 0; k-- {
+				if lower.Len() > 0 {
+					lower.WriteString(" L")
+				}
+				lower.WriteString(lowerPts[k])
+			}
+			lowerPts = lowerPts[:0]
+			flushBand()
+		}
+		c.Points = append(c.Points, point{X: f2(x), Y: f2(y), Tip: tip})
 	}
+	for k := len(lowerPts) - 1; k >= 0; k-- {
+		if lower.Len() > 0 {
+			lower.WriteString(" L")
+		}
+		lower.WriteString(lowerPts[k])
+	}
+	flushBand()
 	c.Path = path.String()
-	// label the first and last run and about four between them
+	for i, l := range lims {
+		y := ay.at(l)
+		c.Limits = append(c.Limits, limit{Y: f2(y), Text: limLabels[i], TextY: f2(y + 4)})
+	}
+	// label the first and last point and about four between them
 	step := (len(hist) + 4) / 5
 	for i := 0; i < len(hist); i += step {
 		if i > 0 && len(hist)-1-i < step/2+1 && i != len(hist)-1 {
@@ -536,7 +783,82 @@ func buildTrend(name string, hist []HistoryPoint) *lineChart {
 	if last := len(hist) - 1; last > 0 && (len(c.XTicks) == 0 || c.XTicks[len(c.XTicks)-1].Text != hist[last].Time.UTC().Format("2006-01-02 15:04")) {
 		c.XTicks = append(c.XTicks, tick{Pos: f2(xAt(last)), Text: hist[last].Time.UTC().Format("2006-01-02 15:04")})
 	}
-	c.Title = fmt.Sprintf("trend: %s over %d runs (%d with a value), from %s to %s", name, len(hist), n,
+	what := "runs"
+	if kind == "windows" {
+		what = "windows"
+	}
+	c.Title = fmt.Sprintf("%s: %s over %d %s (%d with a value), from %s to %s", kind, name, len(hist), what, n,
 		hist[0].Time.UTC().Format(time.RFC3339), hist[len(hist)-1].Time.UTC().Format(time.RFC3339))
+	if withCI > 0 {
+		c.Title += fmt.Sprintf("; shaded band: confidence interval (%d points)", withCI)
+	}
+	if len(lims) > 0 {
+		c.Title += "; dashed lines: " + strings.Join(limLabels, ", ")
+	}
 	return c
+}
+
+// reliability is a reliability diagram: mean confidence against accuracy per bin.
+type reliability struct {
+	Metric, Title string
+	Width, Height int
+	Points        []rpoint
+	Ticks         []tick
+	YTicks        []tick
+	PlotL, PlotR  string
+	PlotT, PlotB  string
+	Diag          string
+}
+
+type rpoint struct {
+	X, Y, R, Tip string
+}
+
+// buildReliability draws a calibration_error's bins (details.bins): a point per non-empty
+// bin at (mean confidence, accuracy), its area proportional to the bin's records, against
+// the diagonal of perfect calibration. Other metrics give nil.
+func buildReliability(m Metric) *reliability {
+	if m.Type != "calibration_error" {
+		return nil
+	}
+	bins, _ := m.Details["bins"].([]any)
+	if len(bins) == 0 {
+		return nil
+	}
+	const size, left, top, bottom, right = 300, 60, 16, 44, 20
+	r := &reliability{Metric: m.Name, Width: left + size + right, Height: top + size + bottom}
+	ax := axis{lo: 0, hi: 1, p0: left, p1: left + size}
+	ay := axis{lo: 0, hi: 1, p0: top + size, p1: top}
+	r.PlotL, r.PlotR, r.PlotT, r.PlotB = f2(left), f2(left+size), f2(top), f2(top+size)
+	r.Diag = fmt.Sprintf("M%s %s L%s %s", f2(ax.at(0)), f2(ay.at(0)), f2(ax.at(1)), f2(ay.at(1)))
+	for _, t := range []float64{0, 0.25, 0.5, 0.75, 1} {
+		r.Ticks = append(r.Ticks, tick{Pos: f2(ax.at(t)), Text: short0(t)})
+		r.YTicks = append(r.YTicks, tick{Pos: f2(ay.at(t)), Text: short0(t)})
+	}
+	var most float64
+	for _, b := range bins {
+		if bm, ok := b.(map[string]any); ok {
+			if c, ok := bm["count"].(float64); ok {
+				most = math.Max(most, c)
+			}
+		}
+	}
+	for _, b := range bins {
+		bm, ok := b.(map[string]any)
+		if !ok {
+			continue
+		}
+		conf, ok1 := bm["confidence"].(float64)
+		acc, ok2 := bm["accuracy"].(float64)
+		count, ok3 := bm["count"].(float64)
+		lo, _ := bm["lo"].(float64)
+		hi, _ := bm["hi"].(float64)
+		if !ok1 || !ok2 || !ok3 || most == 0 {
+			continue
+		}
+		r.Points = append(r.Points, rpoint{X: f2(ax.at(conf)), Y: f2(ay.at(acc)), R: f2(2 + 8*math.Sqrt(count/most)),
+			Tip: fmt.Sprintf("bin [%s, %s]: %s records, mean confidence %s, accuracy %s", full(lo), full(hi), full(count), full(conf), full(acc))})
+	}
+	r.Title = fmt.Sprintf("calibration: %s reliability diagram, %d non-empty bins, mean confidence (x) against accuracy (y), point area by records; the diagonal is perfect calibration", m.Name, len(r.Points))
+	return r
 }

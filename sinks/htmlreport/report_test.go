@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -139,6 +140,25 @@ func structure(doc *html.Node) string {
 	return b.String()
 }
 
+// decisionsInput is the page of a run with intervals, the run's description, a failed gate
+// and a calibration error, with a history carrying intervals and the windows of a windowed
+// run.
+func decisionsInput(t *testing.T) Input {
+	hist, err := ReadHistory("testdata/history_ci.jsonl")
+	require.NoError(t, err)
+	b, err := os.ReadFile("testdata/windows.json")
+	require.NoError(t, err)
+	var raws []json.RawMessage
+	require.NoError(t, json.Unmarshal(b, &raws))
+	var wins []*Run
+	for _, raw := range raws {
+		w, err := ParseResults(raw)
+		require.NoError(t, err)
+		wins = append(wins, w)
+	}
+	return Input{Source: "decisions.json", Run: loadRun(t, "testdata/decisions.json"), History: hist, Windows: wins, Direction: direction}
+}
+
 func TestGoldenStructure(t *testing.T) {
 	cases := []struct {
 		name string
@@ -148,6 +168,7 @@ func TestGoldenStructure(t *testing.T) {
 			return Input{Source: "classification.json", Run: loadRun(t, "testdata/classification.json"), Direction: direction}
 		}},
 		{"hostile", hostileInput},
+		{"decisions", decisionsInput},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -121,6 +121,9 @@ func fillColumn(arr arrow.Array, row0 int, recs []pipeline.Record, f int, ar *fi
 		}
 		return
 	}
+	if fillMaps(arr, row0, recs, f, ar) {
+		return
+	}
 	if lv, ok := newListView(arr); ok {
 		fillLists(lv, row0, recs, f, ar)
 		return
@@ -519,6 +522,8 @@ func recordSize(vals []core.Value) int64 {
 			}
 		case core.FloatList:
 			n += 8 * int64(len(v.Floats))
+		case core.Map:
+			n += mapSize(v)
 		default:
 			n += 8
 		}

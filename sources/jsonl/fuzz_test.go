@@ -33,6 +33,7 @@ func FuzzJSONLine(f *testing.F) {
 		"{\"\xff\":1,\"a\":\"\xc3\"}",
 		` {"a" : [ ] , "b" : [ [ ] ] } `,
 		`{"a":[true,false,1],"b":[null]}`,
+		`{"a":{"x":1,"y":2.5e0,"x":true},"b":{},"references":{"d":[1]}}`,
 		`{"a":NaN}`,
 		`[1,2]`,
 		``,

@@ -150,7 +150,7 @@ func (d *jsonDecoder) decode(line []byte, out []core.Value, ar *fileread.Arena) 
 			continue
 		}
 		switch out[d.uniqPos[u]].Kind {
-		case core.String, core.StringList, core.StringLists:
+		case core.String, core.StringList, core.StringLists, core.Map:
 			return false, &core.RecordError{Reason: "invalid utf-8", Field: d.uniq[u], Detail: "string value is not valid UTF-8"}
 		}
 	}
@@ -616,7 +616,7 @@ func (d *jsonDecoder) value(depth int) (v core.Value, bad, ok bool) {
 	case c == '[':
 		return d.array(depth + 1)
 	case c == '{':
-		return core.Value{Kind: core.Other}, false, d.skipObject(depth + 1)
+		return d.mapValue(depth + 1)
 	case c == 't':
 		return core.Value{Kind: core.Bool, Int: 1}, false, d.literal("true")
 	case c == 'f':

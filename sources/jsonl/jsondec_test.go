@@ -26,6 +26,9 @@ func bv(b int64) core.Value        { return core.Value{Kind: core.Bool, Int: b} 
 func slv(s ...string) core.Value   { return core.Value{Kind: core.StringList, Strs: s} }
 func fl(f ...float64) core.Value   { return core.Value{Kind: core.FloatList, Floats: f} }
 func sls(l ...[]string) core.Value { return core.Value{Kind: core.StringLists, Lists: l} }
+func mv(k []string, f ...float64) core.Value {
+	return core.Value{Kind: core.Map, Strs: k, Floats: f}
+}
 
 var (
 	missing = core.Value{Kind: core.Missing}
@@ -58,7 +61,10 @@ func TestJSONDecodeValues(t *testing.T) {
 		{"null elements are other", `{"a":["x",null],"b":[null]}`, []core.Value{other, other}},
 		{"bad inner lists are other", `{"a":[["x"],"y"],"b":[["x",1],["y"]]}`, []core.Value{other, other}},
 		{"lists of numbers lists are other", `{"a":[[1]],"b":[{"x":1}]}`, []core.Value{other, other}},
-		{"objects are other", `{"a":{"x":[1,{"y":null}]},"b":{}}`, []core.Value{other, other}},
+		{"objects are other", `{"a":{"x":[1,{"y":null}]},"b":{"x":1,"y":"2"}}`, []core.Value{other, other}},
+		{"objects of numbers are maps", `{"a":{"d2":2,"d1":-1.5e0,"d3":true},"b":{}}`, []core.Value{mv([]string{"d1", "d2", "d3"}, -1.5, 2, 1), mv(nil)}},
+		{"maps: last of a repeated key wins", `{"a":{"x":1,"y":2,"x":3},"b":{ "\u0061" : 0 , "a":false }}`, []core.Value{mv([]string{"x", "y"}, 3, 2), mv([]string{"a"}, 0)}},
+		{"maps: a later non-number makes other", `{"a":{"x":1,"y":[2]},"b":{"x":1,"y":null}}`, []core.Value{other, other}},
 		{"escapes", `{"a":"q\"b\\s\/n\nt\tr\rb\bf\f","b":"\u00e9\u4e2d"}`, []core.Value{sv("q\"b\\s/n\nt\tr\rb\bf\f"), sv("é中")}},
 		{"surrogate pair", `{"a":"\ud83d\ude00","b":"x\ud83dy"}`, []core.Value{sv("😀"), sv("x\uFFFDy")}},
 		{"lone low surrogate", `{"a":"\ude00\ud83d","b":"\ud83d\u0041"}`, []core.Value{sv("\uFFFD\uFFFD"), sv("\uFFFDA")}},
@@ -122,6 +128,12 @@ func TestJSONDecodeErrors(t *testing.T) {
 		{"invalid utf-8 in list", "{\"a\":[\"ok\",\"\xc3\"]}", "invalid utf-8", "a", ""},
 		{"invalid utf-8 in escaped string", "{\"a\":\"\\n\xed\xa0\x80\"}", "invalid utf-8", "a", ""},
 		{"invalid utf-8 in list of lists", "{\"a\":[[\"\xff\"]]}", "invalid utf-8", "a", ""},
+		{"invalid utf-8 in a map key", "{\"a\":{\"d\xff\":1}}", "invalid utf-8", "a", ""},
+		{"truncated map", `{"a":{"x":1`, "invalid json", "", "after object key:value pair"},
+		{"trailing comma in map", `{"a":{"x":1,}}`, "invalid json", "", "beginning of object key string at column 13"},
+		{"map missing colon", `{"a":{"x" 1}}`, "invalid json", "", "after object key at column 11"},
+		{"map bad separator", `{"a":{"x":1;"y":2}}`, "invalid json", "", "after object key:value pair at column 12"},
+		{"map bad later value", `{"a":{"x":1,"y":[}}`, "invalid json", "", "beginning of value"},
 		{"non-ascii outside strings", "{\"a\":1\xc2\xa0}", "invalid json", "", "0xC2"},
 	}
 	for _, tc := range tests {

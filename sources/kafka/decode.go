@@ -14,6 +14,7 @@ import (
 	kafkago "github.com/segmentio/kafka-go"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/stats"
 	"github.com/evalstream/evalstream/pipeline"
 	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
 	"github.com/evalstream/evalstream/sources/jsonl"
@@ -182,6 +183,7 @@ func (d *Decoder) Decode(m *kafkago.Message) []pipeline.Record {
 	recs := d.one()
 	r := &recs[0]
 	r.Seq = seqOf(m.Partition, m.Offset)
+	r.Unit = unitOf(m)
 	r.Pos = pipeline.Position{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Row: -1}
 	r.Raw = d.own(m.Value)
 	r.Values = d.values()
@@ -202,12 +204,23 @@ func (d *Decoder) Decode(m *kafkago.Message) []pipeline.Record {
 	return recs
 }
 
+// unitOf is a message's resampling unit for the bootstrap: its key when it has one, so that
+// every record of a key (a conversation, a user) shares its weights; 0 (partition and
+// offset, chosen by the folder) otherwise.
+func unitOf(m *kafkago.Message) uint64 {
+	if len(m.Key) == 0 {
+		return 0
+	}
+	return stats.UnitOfText(string(m.Key))
+}
+
 // decodeOther decodes an Arrow message, or a tombstone or a message too large for either
 // format.
 func (d *Decoder) decodeOther(m *kafkago.Message) []pipeline.Record {
 	base := pipeline.Record{
-		Seq: seqOf(m.Partition, m.Offset),
-		Pos: pipeline.Position{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Row: -1},
+		Seq:  seqOf(m.Partition, m.Offset),
+		Unit: unitOf(m),
+		Pos:  pipeline.Position{Topic: m.Topic, Partition: m.Partition, Offset: m.Offset, Row: -1},
 	}
 	bad := func(reason, detail string) []pipeline.Record {
 		recs := d.one()

@@ -56,7 +56,7 @@ func TestSignalThenResume(t *testing.T) {
 		interrupted++
 		var ee *exec.ExitError
 		require.ErrorAs(t, err, &ee)
-		require.Equalf(t, 1, ee.ExitCode(), "stderr:\n%s", tail(se.String()))
+		require.Equalf(t, 128+int(sig), ee.ExitCode(), "128 + the signal's number; stderr:\n%s", tail(se.String()))
 		require.Contains(t, se.String(), "evalstream: interrupted before the end offsets: no results were written; the progress is in the state topic "+state+" (run the same configuration again to resume)")
 		_, serr := os.Stat(out)
 		require.True(t, errors.Is(serr, os.ErrNotExist), "no results from an interrupted run")
@@ -103,7 +103,7 @@ func TestSignalWithoutStateTopic(t *testing.T) {
 	err := waitTimeout(t, cmd, time.Minute)
 	var ee *exec.ExitError
 	require.ErrorAsf(t, err, &ee, "the run finished before the signal:\n%s", se.String())
-	require.Equal(t, 1, ee.ExitCode())
+	require.Equal(t, 130, ee.ExitCode(), "128 + SIGINT")
 	require.Contains(t, se.String(), "evalstream: interrupted before the end offsets: no results were written, and without a state topic (state.topic) the progress is not kept, so the next run starts over")
 	require.NotContains(t, se.String(), "resume")
 	_, serr := os.Stat(out)

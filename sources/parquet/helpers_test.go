@@ -123,3 +123,5 @@ func allTypesRecord(t testing.TB, mem memory.Allocator, cases []typeCase, times 
 func randText(r *rand.Rand, max int) string { return valtest.RandText(r, max) }
 
 func hasStruct(dt arrow.DataType) bool { return valtest.HasStruct(dt) }
+
+func decodedGroup(dt arrow.DataType) bool { return valtest.DecodedGroup(dt) }

@@ -80,6 +80,7 @@ type pqField struct {
 	chunk *chunkPageReader // of the current row group's column chunk
 	pages *plainPageReader // reading chunk
 	win   pageWindow       // chunk's read-ahead buffer
+	group *pqGroup         // set when the field is a part of a MAP or struct field (parquetmap.go)
 }
 
 // pqList is a list level of a field: its levels (DefLevel: the list holds an element) and
@@ -110,7 +111,7 @@ func newParquetIter(pf *file.Reader, src parquet.ReaderAtSeeker, fields []string
 		f.rr = file.NewRecordReader(sc.Column(f.col), f.info, readAs, mem, pf.BufferPool())
 		afs[i] = arrow.Field{Name: f.name, Type: f.types[0], Nullable: true}
 	}
-	return &parquetIter{pf: pf, src: src, size: size, mem: mem, fields: decoded, schema: arrow.NewSchema(afs, nil), empty: arrow.NewSchema(nil, nil),
+	return &parquetIter{pf: pf, src: src, size: size, mem: mem, fields: decoded, schema: groupedSchema(decoded, afs), empty: arrow.NewSchema(nil, nil),
 		other: other, batchSize: int64(max(batchSize, 1024)), rg: -1}, nil
 }
 
@@ -126,6 +127,13 @@ func resolveFields(sc *schema.Schema, fields []string) (decoded []*pqField, othe
 	for i := 0; i < sc.Root().NumFields(); i++ {
 		n := sc.Root().Field(i)
 		if !want[n.Name()] {
+			continue
+		}
+		if parts, ok, err := resolveGroup(sc, n); ok {
+			if err != nil {
+				return nil, nil, fmt.Errorf("field %q: %w", n.Name(), err)
+			}
+			decoded = append(decoded, parts...)
 			continue
 		}
 		f := &pqField{name: n.Name()}
@@ -323,6 +331,12 @@ func (it *parquetIter) Next() (arrow.Record, error) {
 		cols = append(cols, array.MakeFromData(data))
 		data.Release()
 	}
+	grouped, err := groupColumns(it.fields, cols, n)
+	if err != nil {
+		cols = nil // released by groupColumns
+		return nil, fmt.Errorf("%w: %w", fileread.ErrCorrupt, err)
+	}
+	cols = grouped
 	it.left -= n
 	return array.NewRecord(it.schema, cols, n), nil
 }

@@ -194,6 +194,18 @@ s, l = binary_data(200, 2)
 both("binary-max-fpr-0.3-thresholds-20", "auroc", s, l, presets=("torchmetrics",), max_fpr=0.3, thresholds=20)
 both("binary-max-fpr-perfect", "auroc", [0.1, 0.2, 0.8, 0.9], [0, 0, 1, 1], max_fpr=0.25)
 
+# thresholds given as a list (torchmetrics holds it as float32); after every other case, so
+# that their random data stay as they were.
+for typ in ("auroc", "average_precision"):
+    s, l = binary_data(400, 3)
+    for name, th in (("linspace", [0.0, 0.25, 0.5, 0.75, 1.0]), ("inner", [0.2, 0.5, 0.8]),
+                     ("single", [0.3]), ("uneven", [0.0, 0.05, 0.1, 0.35, 0.9, 1.0]),
+                     ("float32-rounding", [0.1, 0.30000001, 0.7])):
+        both(f"binary-threshold-list-{name}", typ, s, l, presets=("torchmetrics",), thresholds=th)
+    s3, l3 = multiclass_data(200, 3, 20)
+    both("c3-threshold-list-macro", typ, s3, l3, presets=("torchmetrics",), thresholds=[0.0, 0.1, 0.4, 0.6, 1.0])
+    both("c3-threshold-list-none", typ, s3, l3, presets=("torchmetrics",), thresholds=[0.15, 0.5, 0.95], average="none")
+
 # Rejected records.
 cases.append({"name": "auroc-sklearn-reject-sum", "metric": {"type": "auroc"},
               "records": records([[0.5, 0.4, 0.3], [0.2, 0.2, 0.2]], [0, 1]), "value": None,

@@ -19,6 +19,7 @@ fi
 cd "$root"
 for gen in metrics/tokenize/testdata/gen_tables.py metrics/tokenize/testdata/gen_golden.py \
            metrics/asr/testdata/gen_tables.py \
+           metrics/stats/testdata/gen_percentile.py \
            testdata/goldens/gen_bleu.py testdata/goldens/gen_rouge.py testdata/goldens/gen_text.py \
            testdata/goldens/gen_classify.py testdata/goldens/gen_regress.py \
            testdata/goldens/gen_asr.py testdata/goldens/gen_regerr.py testdata/goldens/gen_prob.py \
@@ -26,5 +27,12 @@ for gen in metrics/tokenize/testdata/gen_tables.py metrics/tokenize/testdata/gen
   echo "== $gen"
   "$venv/bin/python" "$gen"
 done
+echo "== testdata/goldens/gen_retrieval.py"
+"$venv/bin/python" testdata/goldens/gen_retrieval.py
+echo "== testdata/goldens/gen_report.py"
+"$venv/bin/python" testdata/goldens/gen_report.py
+# sacrebleu's --confidence/--paired-bs/--paired-ar numbers and numpy's RNG draws (metrics/stats).
+echo "== testdata/goldens/gen_sacrebleu_stats.py"
+"$venv/bin/python" testdata/goldens/gen_sacrebleu_stats.py
 gofmt -w metrics/tokenize/tables.go 2>/dev/null || true
 echo "goldens regenerated; run: go test ./metrics/..."

@@ -171,8 +171,8 @@ func RunCase(t *testing.T, c Case, ctor Ctor) {
 	CheckLaws(t, m, exs)
 }
 
-// CompareValue compares a golden value (number, list, list of lists, string, bool or nil)
-// with a result value within a relative tolerance.
+// CompareValue compares a golden value (number, list, list of lists, object, string, bool or
+// nil) with a result value within a relative tolerance.
 func CompareValue(t testing.TB, what string, want, got any, rtol float64) {
 	t.Helper()
 	switch w := want.(type) {
@@ -189,6 +189,22 @@ func CompareValue(t testing.TB, what string, want, got any, rtol float64) {
 		require.Equal(t, len(w), gv.Len(), "%s: length (got %v)", what, got)
 		for i := range w {
 			CompareValue(t, fmt.Sprintf("%s[%d]", what, i), jsonToGo(w[i]), gv.Index(i).Interface(), rtol)
+		}
+	case map[string]any:
+		// An object (classification_report): the same keys, each entry compared.
+		g, ok := got.(map[string]any)
+		require.True(t, ok, "%s: want an object, got %T %v", what, got, got)
+		wk := make([]string, 0, len(w))
+		for k := range w {
+			wk = append(wk, k)
+		}
+		gk := make([]string, 0, len(g))
+		for k := range g {
+			gk = append(gk, k)
+		}
+		require.ElementsMatch(t, wk, gk, "%s: keys", what)
+		for k, x := range w {
+			CompareValue(t, what+"."+k, jsonToGo(x), g[k], rtol)
 		}
 	default:
 		require.Equal(t, fmt.Sprint(want), fmt.Sprint(got), what)

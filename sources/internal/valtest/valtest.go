@@ -51,6 +51,13 @@ func Canon(v core.Value) string {
 		return b.String()
 	case core.Bool:
 		return fmt.Sprintf("b:%d", v.Int)
+	case core.Map:
+		var b strings.Builder
+		b.WriteString("m:")
+		for i, k := range v.Strs {
+			fmt.Fprintf(&b, "%q=%x,", k, math.Float64bits(v.Floats[i]))
+		}
+		return b.String()
 	}
 	return v.Kind.String()
 }
@@ -214,7 +221,7 @@ var TypeCases = []TypeCase{
 	// Wrong types: Other, never a panic.
 	{"date", arrow.FixedWidthTypes.Date32, [3]string{`1`, `null`, `2`}, [3]string{"other", "null", "other"}, true},
 	{"bin", arrow.BinaryTypes.Binary, [3]string{`"aGk="`, `null`, `""`}, [3]string{"other", "null", "other"}, true},
-	{"st", arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}), [3]string{`{"x":1}`, `null`, `{"x":2}`}, [3]string{"other", "null", "other"}, true},
+	{"st", arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true}), [3]string{`{"x":1}`, `null`, `{"x":2}`}, [3]string{`m:"x"=3ff0000000000000,`, "null", `m:"x"=4000000000000000,`}, true},
 	{"ll_i", arrow.ListOf(arrow.ListOf(arrow.PrimitiveTypes.Int64)), [3]string{`[[1]]`, `null`, `[]`}, [3]string{"other", "null", "sl:[]"}, true},
 	{"l_st", arrow.ListOf(arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int64, Nullable: true})), [3]string{`[{"x":1}]`, `null`, `[]`}, [3]string{"other", "null", "sl:[]"}, true},
 	{"l_n", arrow.ListOf(arrow.Null), [3]string{`[null]`, `null`, `[]`}, [3]string{"other", "null", "sl:[]"}, true},
@@ -306,6 +313,33 @@ func RandText(r *rand.Rand, max int) string {
 
 func fv(f float64) core.Value    { return core.Value{Kind: core.Float, Float: f} }
 func fl(f ...float64) core.Value { return core.Value{Kind: core.FloatList, Floats: f} }
+
+// DecodedGroup reports whether the Parquet reader decodes a top-level column of type dt that
+// holds a struct or a map (parquet/parquetmap.go): a struct or map of primitives, or a list
+// of two-field structs of primitives.
+func DecodedGroup(dt arrow.DataType) bool {
+	var fields []arrow.Field
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		fields = t.Fields()
+	case *arrow.MapType:
+		fields = t.Elem().(*arrow.StructType).Fields()
+	case *arrow.ListType:
+		st, ok := t.Elem().(*arrow.StructType)
+		if !ok || st.NumFields() != 2 {
+			return false
+		}
+		fields = st.Fields()
+	default:
+		return false
+	}
+	for _, f := range fields {
+		if _, nested := f.Type.(arrow.NestedType); nested {
+			return false
+		}
+	}
+	return len(fields) > 0
+}
 
 // HasStruct reports whether dt is or holds a struct (maps are lists of structs): such
 // Parquet columns are read as Other, null slots included, without being decoded.

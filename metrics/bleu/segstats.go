@@ -1,0 +1,193 @@
+package bleu
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/textinput"
+)
+
+// errUnusable is returned by SegmentStats for an example Check would reject.
+var errUnusable = errors.New("record has no usable prediction and references")
+
+var (
+	_ core.SegmentStatser = (*Metric)(nil)
+	_ core.SegmentStatser = (*CHRF)(nil)
+)
+
+// bleuSegments is the core.SegmentScorer of a bleu metric with the sacrebleu preset.
+type bleuSegments struct{ m *Metric }
+
+// SegmentScorer implements core.SegmentStatser: only the sacrebleu preset with micro
+// averaging has sacrebleu's per-segment statistics.
+func (m *Metric) SegmentScorer() (core.SegmentScorer, error) {
+	if m.preset != presetSacre {
+		return nil, fmt.Errorf("bleu compat %s has no sacrebleu segment statistics (compat sacrebleu has)", m.preset)
+	}
+	if m.macro {
+		return nil, fmt.Errorf("bleu average macro has no sacrebleu segment statistics (average micro has)")
+	}
+	return bleuSegments{m}, nil
+}
+
+// StatsLen implements core.SegmentScorer: hypothesis length, closest reference length, then
+// the clipped matches and the totals of each order.
+func (b bleuSegments) StatsLen() int { return 2 + 2*b.m.order }
+
+// SegmentStats implements core.SegmentScorer: BLEU._compute_segment_statistics.
+func (b bleuSegments) SegmentStats(ex *core.Example, dst []float64) ([]float64, error) {
+	if !textinput.Usable(ex) {
+		return dst, errUnusable
+	}
+	m := b.m
+	w, _ := m.scratch.Get().(*work)
+	if w == nil {
+		w = &work{}
+	}
+	defer m.scratch.Put(w)
+	m.sentence(w, ex)
+	dst = append(dst, float64(w.cLen), float64(w.rLen))
+	for _, x := range w.m[:m.order] {
+		dst = append(dst, float64(x))
+	}
+	for _, x := range w.t[:m.order] {
+		dst = append(dst, float64(x))
+	}
+	return dst, nil
+}
+
+// ScoreFromStats implements core.SegmentScorer: BLEU._compute_score_from_stats. Its value is
+// always a Python float (bp * math.exp(...)), so f32 is false.
+func (b bleuSegments) ScoreFromStats(sum []float64, p core.StatsPrecision) (float64, bool) {
+	m := b.m
+	N := m.order
+	// int(stats[0]) truncates the float row's lengths.
+	c, r := int64(sum[0]), int64(sum[1])
+	var corr, tot, prec [maxOrder]float64
+	copy(corr[:N], sum[2:2+N])
+	copy(tot[:N], sum[2+N:2+2*N])
+	return m.sacreScore(bpShort(c, r), corr[:N], tot[:N], p, prec[:N]), false
+}
+
+// Scaled implements core.SegmentScorer.
+func (b bleuSegments) Scaled(v float64) float64 { return b.m.scaled(v) }
+
+// chrfSegments is the core.SegmentScorer of a chrf metric.
+type chrfSegments struct{ m *CHRF }
+
+// SegmentScorer implements core.SegmentStatser; every chrf metric is sacrebleu's.
+func (m *CHRF) SegmentScorer() (core.SegmentScorer, error) { return chrfSegments{m}, nil }
+
+// StatsLen implements core.SegmentScorer: [hypothesis, reference, match] n-gram counts per
+// order, character orders first.
+func (c chrfSegments) StatsLen() int { return 3 * c.m.order() }
+
+// SegmentStats implements core.SegmentScorer: CHRF._compute_segment_statistics (the counts of
+// the reference with the best sentence F-score).
+func (c chrfSegments) SegmentStats(ex *core.Example, dst []float64) ([]float64, error) {
+	if !textinput.Usable(ex) {
+		return dst, errUnusable
+	}
+	m := c.m
+	w, _ := m.scratch.Get().(*chrfWork)
+	if w == nil {
+		w = &chrfWork{}
+	}
+	defer m.scratch.Put(w)
+	m.record(w, ex)
+	for _, x := range w.best {
+		dst = append(dst, float64(x))
+	}
+	return dst, nil
+}
+
+// ScoreFromStats implements core.SegmentScorer: CHRF._compute_f_score. On Python ints and
+// numpy int64 rows it is the metric's own formula; on a float32 row every step that meets a
+// float32 count stays float32.
+func (c chrfSegments) ScoreFromStats(sum []float64, p core.StatsPrecision) (float64, bool) {
+	if p == core.StatsFloat32 {
+		v := c.m.fscore32(sum)
+		return v.v, v.f32
+	}
+	var buf [3 * 2 * maxOrder]int64
+	st := buf[:len(sum)]
+	for i, x := range sum {
+		st[i] = int64(x)
+	}
+	return c.m.fscore(st), false
+}
+
+// Scaled implements core.SegmentScorer.
+func (c chrfSegments) Scaled(v float64) float64 { return c.m.scaled(v) }
+
+// npNum is a number in sacrebleu's arithmetic on a float32 row: a numpy float32 scalar (f32)
+// or a Python float. Under NEP 50 an operation with a float32 operand casts the Python
+// operand to float32 and rounds the result to float32; two Python floats stay float64.
+type npNum struct {
+	v   float64
+	f32 bool
+}
+
+func npPy(v float64) npNum  { return npNum{v: v} }
+func npF32(v float64) npNum { return npNum{v: float64(float32(v)), f32: true} }
+
+// op applies one IEEE operation: computed in float64 and rounded once to float32 it equals the
+// float32 operation for +, -, * and /.
+func npOp(a, b npNum, f func(x, y float64) float64) npNum {
+	if a.f32 || b.f32 {
+		return npF32(f(float64(float32(a.v)), float64(float32(b.v))))
+	}
+	return npPy(f(a.v, b.v))
+}
+
+func npAdd(a, b npNum) npNum { return npOp(a, b, func(x, y float64) float64 { return x + y }) }
+func npMul(a, b npNum) npNum { return npOp(a, b, func(x, y float64) float64 { return x * y }) }
+func npDiv(a, b npNum) npNum { return npOp(a, b, func(x, y float64) float64 { return x / y }) }
+
+// fscore32 is CHRF._compute_f_score on a numpy float32 row (sacrebleu's bootstrap resamples).
+func (m *CHRF) fscore32(st []float64) npNum {
+	eps := npPy(1e-16)
+	factor := npPy(float64(m.beta * m.beta))
+	one := npPy(1)
+	score, avgP, avgR := npPy(0), npPy(0), npPy(0)
+	eff := 0
+	order := len(st) / 3
+	for i := 0; i < order; i++ {
+		nh, nr, nm := npF32(st[3*i]), npF32(st[3*i+1]), npF32(st[3*i+2])
+		prec, rec := eps, eps
+		if nh.v > 0 {
+			prec = npDiv(nm, nh)
+		}
+		if nr.v > 0 {
+			rec = npDiv(nm, nr)
+		}
+		denom := npAdd(npMul(factor, prec), rec)
+		if denom.v > 0 {
+			score = npAdd(score, npDiv(npMul(npMul(npAdd(one, factor), prec), rec), denom))
+		} else {
+			score = npAdd(score, eps)
+		}
+		if nh.v > 0 && nr.v > 0 {
+			avgP = npAdd(avgP, prec)
+			avgR = npAdd(avgR, rec)
+			eff++
+		}
+	}
+	hundred := npPy(100)
+	if m.eps {
+		return npDiv(npMul(hundred, score), npPy(float64(order)))
+	}
+	if eff == 0 {
+		avgP, avgR = npPy(0), npPy(0)
+	} else {
+		avgP = npDiv(avgP, npPy(float64(eff)))
+		avgR = npDiv(avgR, npPy(float64(eff)))
+	}
+	if npAdd(avgP, avgR).v != 0 {
+		score = npMul(npMul(npAdd(one, factor), avgP), avgR)
+		score = npDiv(score, npAdd(npMul(factor, avgP), avgR))
+		return npMul(hundred, score)
+	}
+	return npPy(0)
+}

@@ -1,0 +1,636 @@
+// Package sacrebleu reproduces sacrebleu 2.6's bootstrap confidence intervals
+// (`--confidence`) and paired significance tests (`--paired-bs`, `--paired-ar`) exactly as
+// they run under numpy 2.x: the same random draws (npyrand), the same float32 statistic sums,
+// the same score arithmetic (core.StatsPrecision), the same means, interval bounds and
+// p-value formulas. It works on per-segment statistics in input order, as sacrebleu's
+// _extract_corpus_statistics gives them (see core.SegmentScorer), and is pure computation.
+//
+// What sacrebleu computes, and so what this package computes:
+//
+//   - Confidence (`--confidence`, Metric.corpus_score with n_bootstrap): rng =
+//     default_rng(seed); idx = rng.choice(n, (B, n)); each resample's statistics are summed in
+//     float32 and scored; the scores are sorted, the half-width is 0.5·(s[B−1−B//40] −
+//     s[B//40]) and the mean is Python's statistics.mean (exact, then rounded).
+//   - PairedBS (significance._paired_bs_test): the same indices for the baseline and every
+//     system; each system's mean and half-width come from significance.estimate_ci (numpy's
+//     pairwise-summed mean of the sorted scores); the p-value is (1 + #{b : d_b − mean(d) >
+//     |Δ|}) / (B + 1) with d_b = |sys_b − base_b| and Δ the difference of the full-corpus
+//     scores. This centred one-sided count is sacrebleu's own statistic, not a two-sided
+//     bootstrap test.
+//   - PairedAR (significance._paired_ar_test): per system a fresh default_rng(seed) draws a
+//     (T, n) boolean matrix; trial t swaps the two systems' statistics of segment i where the
+//     matrix is false; p = (1 + #{t : |score(A_t) − score(B_t)| > |Δ|}) / (T + 1). With
+//     confidence > 0 the same generator then draws the system's bootstrap indices.
+package sacrebleu
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"math/bits"
+	"slices"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/stats/npyrand"
+)
+
+// Scorer computes sacrebleu's score of summed statistics; core.SegmentScorer implements it.
+// ScoreFromStats must not retain sum and must be deterministic.
+type Scorer interface {
+	ScoreFromStats(sum []float64, p core.StatsPrecision) (score float64, f32 bool)
+}
+
+// Stats holds the per-segment statistics of one system in input order: len(Data)/Dim rows of
+// Dim values, row-major. The functions of this package only read it.
+type Stats struct {
+	Dim  int
+	Data []float64
+}
+
+// Rows is the number of segments.
+func (s Stats) Rows() int {
+	if s.Dim <= 0 {
+		return 0
+	}
+	return len(s.Data) / s.Dim
+}
+
+// Result is what sacrebleu reports for one system, on sacrebleu's 0..100 scale. PValue is NaN
+// for the baseline; Mean and HalfWidth are NaN where sacrebleu computes no interval (AR
+// without confidence resamples). Stderr, which sacrebleu does not report, is the standard
+// deviation (ddof 1) of Confidence's resample scores (NaN elsewhere).
+type Result struct {
+	Score     float64
+	PValue    float64
+	Mean      float64
+	HalfWidth float64
+	Stderr    float64
+}
+
+// Errors for inputs sacrebleu rejects or that would not reproduce it.
+var (
+	ErrEmpty    = errors.New("sacrebleu: no segments (numpy's choice needs a population of at least 1)")
+	ErrShape    = errors.New("sacrebleu: statistics of different shapes")
+	ErrSamples  = errors.New("sacrebleu: the number of resamples or trials must be at least 1")
+	ErrSeedZero = errors.New("sacrebleu: seed 0 is not reproducible in paired tests (sacrebleu then seeds the candidates' generator from the OS)")
+	ErrMixed    = errors.New("sacrebleu: resample scores mix Python floats and numpy float32 (sacrebleu --confidence raises TypeError in statistics.mean)")
+)
+
+func check(systems ...Stats) error {
+	if len(systems) == 0 || systems[0].Dim <= 0 || systems[0].Rows() == 0 {
+		return ErrEmpty
+	}
+	d, n := systems[0].Dim, systems[0].Rows()
+	for _, s := range systems {
+		if s.Dim != d || len(s.Data) != n*d {
+			return fmt.Errorf("%w: %d×%d and %d values of dimension %d", ErrShape, n, d, len(s.Data), s.Dim)
+		}
+	}
+	return nil
+}
+
+// exactScore is metric._aggregate_and_compute(stats): sum_of_lists adds the Python numbers
+// row after row.
+func exactScore(sc Scorer, st Stats) float64 {
+	v, _ := sc.ScoreFromStats(columnSums(st), core.StatsExact)
+	return v
+}
+
+// scores are the scores of resamples or trials and whether each is a numpy float32.
+type scores struct {
+	v   []float64
+	f32 []bool
+}
+
+// allF32 reports whether np.array(list) of the scores has dtype float32: a Python float among
+// them makes it float64.
+func (s scores) allF32() bool {
+	for _, f := range s.f32 {
+		if !f {
+			return false
+		}
+	}
+	return len(s.f32) > 0
+}
+
+// bootstrap is `[metric._compute_score_from_stats(_s.sum(0)) for _s in
+// np.array(stats, dtype='float32')[idx]]`: numpy sums a C-ordered (n, d) float32 array over
+// axis 0 row after row in float32.
+func bootstrap(sc Scorer, st Stats, idx []int64, resamples int) scores {
+	d, n := st.Dim, st.Rows()
+	st32 := make([]float32, len(st.Data))
+	for i, x := range st.Data {
+		st32[i] = float32(x)
+	}
+	out := scores{v: make([]float64, resamples), f32: make([]bool, resamples)}
+	acc := make([]float32, d)
+	sum := make([]float64, d)
+	for b := 0; b < resamples; b++ {
+		clear(acc)
+		for _, r := range idx[b*n : (b+1)*n] {
+			row := st32[int(r)*d : int(r)*d+d]
+			for j, x := range row {
+				acc[j] += x
+			}
+		}
+		for j, x := range acc {
+			sum[j] = float64(x)
+		}
+		out.v[b], out.f32[b] = sc.ScoreFromStats(sum, core.StatsFloat32)
+	}
+	return out
+}
+
+// bootstrapAll is bootstrap for systems that share the indices. When every statistic is a
+// whole number and no resample's running sums can reach 2^24, float32 adds them exactly, so
+// the float32 sums are the integer sums Σ_i count_i · s_i, which are computed for all systems
+// at once from each resample's multiplicities.
+func bootstrapAll(sc Scorer, systems []Stats, idx []int64, resamples int) []scores {
+	if !countable(systems) {
+		out := make([]scores, len(systems))
+		for k, st := range systems {
+			out[k] = bootstrap(sc, st, idx, resamples)
+		}
+		return out
+	}
+	d, n := systems[0].Dim, systems[0].Rows()
+	K := len(systems) * d
+	// all holds segment i's statistics of every system side by side.
+	all := make([]int32, n*K)
+	for k, st := range systems {
+		for i := 0; i < n; i++ {
+			for j := 0; j < d; j++ {
+				all[i*K+k*d+j] = int32(st.Data[i*d+j])
+			}
+		}
+	}
+	out := make([]scores, len(systems))
+	for k := range out {
+		out[k] = scores{v: make([]float64, resamples), f32: make([]bool, resamples)}
+	}
+	counts := make([]int32, n)
+	acc := make([]int32, K)
+	sum := make([]float64, d)
+	for b := 0; b < resamples; b++ {
+		clear(counts)
+		for _, r := range idx[b*n : (b+1)*n] {
+			counts[r]++
+		}
+		clear(acc)
+		for i, c := range counts {
+			if c == 0 {
+				continue
+			}
+			row := all[i*K : i*K+K]
+			for j, x := range row {
+				acc[j] += c * x
+			}
+		}
+		for k := range systems {
+			for j := range sum {
+				sum[j] = float64(acc[k*d+j])
+			}
+			out[k].v[b], out[k].f32[b] = sc.ScoreFromStats(sum, core.StatsFloat32)
+		}
+	}
+	return out
+}
+
+// countable reports whether bootstrapAll may use integer sums: whole, non-negative
+// statistics whose column maximum times the number of segments stays below 2^24 (the
+// largest running sum any resample can reach).
+func countable(systems []Stats) bool {
+	for _, st := range systems {
+		d, n := st.Dim, st.Rows()
+		for j := 0; j < d; j++ {
+			mx := 0.0
+			for i := 0; i < n; i++ {
+				x := st.Data[i*d+j]
+				if x < 0 || x != math.Trunc(x) {
+					return false
+				}
+				mx = max(mx, x)
+			}
+			if mx*float64(n) >= 1<<24 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func choice(seed uint64, n, resamples int) ([]int64, error) {
+	idx := make([]int64, resamples*n)
+	if err := npyrand.New(seed).Choice(int64(n), idx); err != nil {
+		return nil, fmt.Errorf("sacrebleu: %w", err)
+	}
+	return idx, nil
+}
+
+// Confidence is `sacrebleu --confidence` for one system: its score and the bootstrap mean
+// and half-width of `resamples` resamples drawn with seed (SACREBLEU_SEED).
+func Confidence(sc Scorer, st Stats, resamples int, seed uint64) (Result, error) {
+	if err := check(st); err != nil {
+		return Result{}, err
+	}
+	if resamples < 1 {
+		return Result{}, ErrSamples
+	}
+	idx, err := choice(seed, st.Rows(), resamples)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Score: exactScore(sc, st), PValue: math.NaN(), Stderr: math.NaN()}
+	bs := bootstrapAll(sc, []Stats{st}, idx, resamples)[0]
+	res.Mean, res.HalfWidth, err = cliEstimate(bs)
+	if len(bs.v) > 1 {
+		var sum, ss float64
+		for _, v := range bs.v {
+			sum += v
+		}
+		mean := sum / float64(len(bs.v))
+		for _, v := range bs.v {
+			ss += (v - mean) * (v - mean)
+		}
+		res.Stderr = math.Sqrt(ss / float64(len(bs.v)-1))
+	}
+	return res, err
+}
+
+// PairedBS is `sacrebleu --paired-bs`: results[0] is the baseline (score, mean, half-width),
+// then one result per system with sacrebleu's p-value against the baseline.
+func PairedBS(sc Scorer, baseline Stats, systems []Stats, resamples int, seed uint64) ([]Result, error) {
+	if err := check(append([]Stats{baseline}, systems...)...); err != nil {
+		return nil, err
+	}
+	if resamples < 1 {
+		return nil, ErrSamples
+	}
+	if seed == 0 && len(systems) > 0 {
+		return nil, ErrSeedZero
+	}
+	// The baseline's _bootstrap_resample and every system's test seed a fresh generator with
+	// the same seed and draw the same choice first: one set of indices serves all.
+	idx, err := choice(seed, baseline.Rows(), resamples)
+	if err != nil {
+		return nil, err
+	}
+	blScore := exactScore(sc, baseline)
+	all := bootstrapAll(sc, append([]Stats{baseline}, systems...), idx, resamples)
+	bl := all[0]
+	out := make([]Result, 0, 1+len(systems))
+	m, hw := npEstimate(bl)
+	out = append(out, Result{Score: blScore, PValue: math.NaN(), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
+	for k, sys := range systems {
+		score := exactScore(sc, sys)
+		diff := math.Abs(blScore - score)
+		ss := all[1+k]
+		m, hw := npEstimate(ss)
+		// sample_diffs = np.abs(scores_sys - scores_bl); stats = sample_diffs - mean.
+		f32 := ss.allF32() && bl.allF32()
+		d := make([]float64, resamples)
+		for b := range d {
+			d[b] = round(math.Abs(round(ss.v[b]-bl.v[b], f32)), f32)
+		}
+		mean := npMean(d, f32)
+		for b := range d {
+			d[b] = round(d[b]-mean, f32)
+		}
+		out = append(out, Result{Score: score, PValue: pValue(d, diff, f32), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
+	}
+	return out, nil
+}
+
+// PairedAR is `sacrebleu --paired-ar` with `trials` trials: results[0] is the baseline, then
+// one result per system with sacrebleu's p-value. With confidence > 0 (PairedTest's
+// n_ar_confidence; the CLI passes none) every result also gets a bootstrap mean and
+// half-width from that many resamples.
+func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int, seed uint64) ([]Result, error) {
+	if err := check(append([]Stats{baseline}, systems...)...); err != nil {
+		return nil, err
+	}
+	if trials < 1 {
+		return nil, ErrSamples
+	}
+	if seed == 0 && len(systems) > 0 {
+		return nil, ErrSeedZero
+	}
+	n, d := baseline.Rows(), baseline.Dim
+	blScore := exactScore(sc, baseline)
+	nan := math.NaN()
+	out := make([]Result, 0, 1+len(systems))
+	bres := Result{Score: blScore, PValue: nan, Mean: nan, HalfWidth: nan, Stderr: nan}
+	if confidence > 0 {
+		idx, err := choice(seed, n, confidence)
+		if err != nil {
+			return nil, err
+		}
+		bres.Mean, bres.HalfWidth = npEstimate(bootstrapAll(sc, []Stats{baseline}, idx, confidence)[0])
+	}
+	out = append(out, bres)
+	shufA, shufB := make([]float64, d), make([]float64, d)
+	sumBL := columnSums(baseline)
+	sa := scores{v: make([]float64, trials), f32: make([]bool, trials)}
+	sb := scores{v: make([]float64, trials), f32: make([]bool, trials)}
+	// Every system's test seeds a fresh generator with the same seed and draws the same
+	// (trials, n) boolean matrix first: draw it once, packed, with one spare word so that
+	// 8-bit reads at any offset stay in range.
+	nbits := trials * n
+	pos := make([]uint64, (nbits+63)/64+1)
+	after := npyrand.New(seed)
+	after.BoolBits(pos, nbits)
+	var tab swapTable
+	for _, sys := range systems {
+		score := exactScore(sc, sys)
+		diff := math.Abs(blScore - score)
+		// shuf_a = pos_sel @ bl + ~pos_sel @ sys, shuf_b the other way round.
+		sumSys := columnSums(sys)
+		if tab.build(baseline, sys) {
+			// Whole-number statistics: numpy's sums are exact in any order, so shuf_a =
+			// Σsys + Σ_{pos}(bl − sys), read 8 segments at a time from a table of subset sums,
+			// and shuf_b = Σbl + Σsys − shuf_a.
+			acc := tab.sums(pos, trials)
+			k := len(tab.dims)
+			for t := 0; t < trials; t++ {
+				copy(shufA, sumSys)
+				for c, j := range tab.dims {
+					shufA[j] += float64(acc[t*k+c])
+				}
+				for j := range shufB {
+					shufB[j] = sumBL[j] + sumSys[j] - shufA[j]
+				}
+				sa.v[t], sa.f32[t] = sc.ScoreFromStats(shufA, core.StatsInt64)
+				sb.v[t], sb.f32[t] = sc.ScoreFromStats(shufB, core.StatsInt64)
+			}
+		} else {
+			// Fractional statistics (TER's average length over several references): summed
+			// row by row, as a plain matrix product would.
+			for t := 0; t < trials; t++ {
+				clear(shufA)
+				clear(shufB)
+				for i := 0; i < n; i++ {
+					a, b := baseline.Data[i*d:i*d+d], sys.Data[i*d:i*d+d]
+					if bit := t*n + i; pos[bit/64]>>(bit%64)&1 == 0 {
+						a, b = b, a
+					}
+					for j := range shufA {
+						shufA[j] += a[j]
+						shufB[j] += b[j]
+					}
+				}
+				sa.v[t], sa.f32[t] = sc.ScoreFromStats(shufA, core.StatsInt64)
+				sb.v[t], sb.f32[t] = sc.ScoreFromStats(shufB, core.StatsInt64)
+			}
+		}
+		f32 := sa.allF32() && sb.allF32()
+		ds := make([]float64, trials)
+		for t := range ds {
+			ds[t] = round(math.Abs(round(sa.v[t]-sb.v[t], f32)), f32)
+		}
+		res := Result{Score: score, PValue: pValue(ds, diff, f32), Mean: nan, HalfWidth: nan, Stderr: nan}
+		if confidence > 0 {
+			// The same generator, after the boolean matrix, draws the bootstrap indices.
+			g := *after
+			idx := make([]int64, confidence*n)
+			if err := g.Choice(int64(n), idx); err != nil {
+				return nil, fmt.Errorf("sacrebleu: %w", err)
+			}
+			res.Mean, res.HalfWidth = npEstimate(bootstrapAll(sc, []Stats{sys}, idx, confidence)[0])
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+func columnSums(st Stats) []float64 {
+	sum := make([]float64, st.Dim)
+	for i := 0; i < len(st.Data); i += st.Dim {
+		for j, x := range st.Data[i : i+st.Dim] {
+			sum[j] += x
+		}
+	}
+	return sum
+}
+
+// swapTable holds, for every block of 8 segments and every subset of them, the sums of
+// (baseline − system) over the subset, for the statistics where the two systems differ
+// anywhere. It is reused across systems.
+type swapTable struct {
+	n, d   int
+	dims   []int   // statistics with a non-zero difference somewhere
+	blocks int     // ⌈n/8⌉
+	tab    []int32 // [block][subset][len(dims)]
+	acc    []int64
+}
+
+// build fills the table for one pair of systems. It is false, and the table unusable, when a
+// statistic is not a whole number or a difference could overflow the table's int32 entries.
+func (s *swapTable) build(bl, sys Stats) bool {
+	const limit = 1 << 27 // 8 differences of this size still fit an int32
+	n, d := bl.Rows(), bl.Dim
+	s.n, s.d, s.dims = n, d, s.dims[:0]
+	for j := 0; j < d; j++ {
+		differs := false
+		for i := 0; i < n; i++ {
+			a, b := bl.Data[i*d+j], sys.Data[i*d+j]
+			if a != math.Trunc(a) || b != math.Trunc(b) || math.Abs(a) > limit || math.Abs(b) > limit {
+				return false
+			}
+			differs = differs || a != b
+		}
+		if differs {
+			s.dims = append(s.dims, j)
+		}
+	}
+	k := len(s.dims)
+	s.blocks = (n + 7) / 8
+	if need := s.blocks * 256 * k; cap(s.tab) < need {
+		s.tab = make([]int32, need)
+	} else {
+		s.tab = s.tab[:need]
+	}
+	for blk := 0; blk < s.blocks; blk++ {
+		base := s.tab[blk*256*k : (blk+1)*256*k]
+		clear(base[:k])
+		for m := 1; m < 256; m++ {
+			low := bits.TrailingZeros8(uint8(m))
+			row, prev := base[m*k:m*k+k], base[(m&(m-1))*k:(m&(m-1))*k+k]
+			copy(row, prev)
+			if i := blk*8 + low; i < n {
+				for c, j := range s.dims {
+					row[c] += int32(bl.Data[i*d+j] - sys.Data[i*d+j])
+				}
+			}
+		}
+	}
+	return true
+}
+
+// sums returns, for every trial t, the sums of (baseline − system) over the segments whose
+// bit (t·n + i of pos) is set, as trials rows of len(dims). It walks the table block by block
+// so that one block's 256 subset sums stay in cache while every trial reads them. Bits past
+// the n segments of a trial (the next trial's) fall on table entries whose segments do not
+// exist, which add nothing.
+func (s *swapTable) sums(pos []uint64, trials int) []int64 {
+	k := len(s.dims)
+	if cap(s.acc) < trials*k {
+		s.acc = make([]int64, trials*k)
+	}
+	acc := s.acc[:trials*k]
+	clear(acc)
+	for blk := 0; blk < s.blocks; blk++ {
+		tab := s.tab[blk*256*k : (blk+1)*256*k]
+		for t := 0; t < trials; t++ {
+			b := t*s.n + blk*8
+			w, sh := b/64, uint(b%64)
+			v := pos[w] >> sh
+			if sh > 56 {
+				v |= pos[w+1] << (64 - sh)
+			}
+			row := tab[int(v&0xff)*k : int(v&0xff)*k+k]
+			a := acc[t*k : t*k+k]
+			for c, x := range row {
+				a[c] += int64(x)
+			}
+		}
+	}
+	return acc
+}
+
+// pValue is significance._compute_p_value: (1 + #{stats > diff}) / (len + 1). Comparing a
+// float32 array with a Python float casts the float to float32 (NEP 50).
+func pValue(stats []float64, diff float64, f32 bool) float64 {
+	thr := round(diff, f32)
+	c := 0
+	for _, x := range stats {
+		if x > thr {
+			c++
+		}
+	}
+	return float64(c+1) / float64(len(stats)+1)
+}
+
+func round(x float64, f32 bool) float64 {
+	if f32 {
+		return float64(float32(x))
+	}
+	return x
+}
+
+// bounds returns the sorted values and the lower and upper values of the 95% interval
+// (indices n//40 and n − n//40 − 1).
+func bounds(v []float64) (sorted []float64, lo, hi int) {
+	sorted = slices.Clone(v)
+	slices.Sort(sorted)
+	n := len(sorted)
+	lo = n / 40
+	return sorted, lo, n - lo - 1
+}
+
+// npEstimate is significance.estimate_ci on np.array(scores): the mean of the sorted array
+// (numpy's pairwise sum) and 0.5 * (upper - lower), in the array's dtype.
+func npEstimate(s scores) (mean, halfWidth float64) {
+	f32 := s.allF32()
+	sorted, lo, hi := bounds(s.v)
+	return npMean(sorted, f32), round(0.5*round(sorted[hi]-sorted[lo], f32), f32)
+}
+
+// cliEstimate is Score.estimate_ci, which `--confidence` uses: Python's sorted, the same
+// bounds, and statistics.mean: the exact rational mean, rounded to a Python float and, for
+// numpy float32 scores, to float32 (statistics.mean refuses to mix the two).
+func cliEstimate(s scores) (mean, halfWidth float64, err error) {
+	f32 := s.allF32()
+	if !f32 {
+		for _, f := range s.f32 {
+			if f {
+				return 0, 0, ErrMixed
+			}
+		}
+	}
+	sorted, lo, hi := bounds(s.v)
+	sum := new(big.Rat)
+	var x big.Rat
+	for _, v := range s.v {
+		sum.Add(sum, x.SetFloat64(v))
+	}
+	sum.Quo(sum, x.SetInt64(int64(len(s.v))))
+	mean, _ = sum.Float64()
+	return round(mean, f32), round(0.5*round(sorted[hi]-sorted[lo], f32), f32), nil
+}
+
+// npMean is ndarray.mean for a 1-d float64 or float32 array: numpy's pairwise sum (one
+// inner-loop call covers the whole contiguous array), then a division rounded to the dtype.
+func npMean(v []float64, f32 bool) float64 {
+	if f32 {
+		xs := make([]float32, len(v))
+		for i, x := range v {
+			xs[i] = float32(x)
+		}
+		return round(float64(pairwise32(xs))/float64(len(v)), true)
+	}
+	return pairwise64(v) / float64(len(v))
+}
+
+// pwBlock is numpy's PW_BLOCKSIZE: below it, eight interleaved accumulators.
+const pwBlock = 128
+
+// pairwise64 is numpy's DOUBLE_pairwise_sum (numpy/_core/src/umath/loops_utils.h.src).
+func pairwise64(a []float64) float64 {
+	n := len(a)
+	switch {
+	case n < 8:
+		res := math.Copysign(0, -1)
+		for _, x := range a {
+			res += x
+		}
+		return res
+	case n <= pwBlock:
+		var r [8]float64
+		copy(r[:], a[:8])
+		i := 8
+		for ; i < n-n%8; i += 8 {
+			for j := range r {
+				r[j] += a[i+j]
+			}
+		}
+		res := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for ; i < n; i++ {
+			res += a[i]
+		}
+		return res
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return pairwise64(a[:n2]) + pairwise64(a[n2:])
+}
+
+// pairwise32 is numpy's FLOAT_pairwise_sum: the same order, float32 accumulators.
+func pairwise32(a []float32) float32 {
+	n := len(a)
+	switch {
+	case n < 8:
+		res := float32(math.Copysign(0, -1))
+		for _, x := range a {
+			res += x
+		}
+		return res
+	case n <= pwBlock:
+		var r [8]float32
+		copy(r[:], a[:8])
+		i := 8
+		for ; i < n-n%8; i += 8 {
+			for j := range r {
+				r[j] += a[i+j]
+			}
+		}
+		res := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+		for ; i < n; i++ {
+			res += a[i]
+		}
+		return res
+	}
+	n2 := n / 2
+	n2 -= n2 % 8
+	return pairwise32(a[:n2]) + pairwise32(a[n2:])
+}

@@ -1,0 +1,244 @@
+package sacrebleu
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/stats"
+)
+
+// Metric is a bleu, chrf or ter metric with `ci.method: sacrebleu`: its states keep, beside
+// the wrapped state, every segment's sacrebleu statistics, and its results carry sacrebleu's
+// `--confidence` interval. It is immutable and safe for concurrent use, like the metric it
+// wraps.
+type Metric struct {
+	core.Metric
+	Config stats.Config
+	scorer core.SegmentScorer
+	sig    string
+}
+
+// New wraps m, which must give a core.SegmentScorer; c must have method sacrebleu, level 0.95
+// and at least one resample.
+func New(m core.Metric, c stats.Config) (*Metric, error) {
+	ss, ok := m.(core.SegmentStatser)
+	if !ok {
+		return nil, fmt.Errorf("ci.method sacrebleu needs sacrebleu's segment statistics, which only types bleu, chrf and ter have")
+	}
+	sc, err := ss.SegmentScorer()
+	if err != nil {
+		return nil, fmt.Errorf("ci.method sacrebleu: %w", err)
+	}
+	switch {
+	case c.Method != stats.MethodSacrebleu:
+		return nil, fmt.Errorf("sacrebleu.New: ci.method is %q", c.Method)
+	case c.Level != 0.95:
+		return nil, fmt.Errorf("ci.method sacrebleu computes 95%% intervals only, not %v", c.Level)
+	case c.Resamples < 1:
+		return nil, fmt.Errorf("ci.resamples must be at least 1, not %d", c.Resamples)
+	}
+	// The same suffix as a poisson stats.Bootstrap adds, with this method's name.
+	sig := m.Signature() + "|ci:" + c.Method + ",B=" + strconv.Itoa(c.Resamples) +
+		",level=" + strconv.FormatFloat(c.Level, 'g', -1, 64) + ",seed=" + strconv.FormatUint(c.Seed, 10)
+	if c.Key != "" {
+		sig += ",key=" + c.Key
+	}
+	return &Metric{Metric: m, Config: c, scorer: sc, sig: sig}, nil
+}
+
+// Signature implements core.Metric: the wrapped signature plus the resampling set-up.
+func (m *Metric) Signature() string { return m.sig }
+
+// CIConfig is the resampling set-up (method sacrebleu). The pipeline needs it, as it needs a
+// stats.Bootstrap's Config, to record units and to write the `ci` header of saved states.
+func (m *Metric) CIConfig() stats.Config { return m.Config }
+
+// Scorer is the wrapped metric's core.SegmentScorer, for paired tests on states' Segments.
+func (m *Metric) Scorer() core.SegmentScorer { return m.scorer }
+
+// NewState implements core.Metric.
+func (m *Metric) NewState() core.State { return &State{m: m, Main: m.Metric.NewState()} }
+
+// Memory is what a state holds per segment, for `evalstream list`.
+func (m *Metric) Memory() string {
+	return fmt.Sprintf("%d bytes per segment (its %d statistics as float64, Seq and unit)", 16+8*m.scorer.StatsLen(), m.scorer.StatsLen())
+}
+
+// segment identifies one stored segment: its record's Seq (input order) and resampling unit
+// (the record's key, for checking that paired systems list the same segments).
+type segment struct{ seq, unit uint64 }
+
+// State is a main state and the statistics of every segment folded into it, in the order they
+// were added (Segments sorts them into input order). It is not safe for concurrent use.
+type State struct {
+	m    *Metric
+	Main core.State
+	segs []segment
+	data []float64 // StatsLen values per segment
+	// failed counts records whose statistics could not be computed (a TER alignment
+	// failure); a state with any has no interval, since its segments no longer pair up.
+	failed int64
+}
+
+// Add implements core.State: the record is one segment, stored weight times.
+func (s *State) Add(ex *core.Example, weight int64) {
+	s.Main.Add(ex, weight)
+	if weight < 1 {
+		return
+	}
+	d := s.m.scorer.StatsLen()
+	n := len(s.data)
+	var err error
+	s.data, err = s.m.scorer.SegmentStats(ex, s.data)
+	if err != nil || len(s.data) != n+d {
+		s.data = s.data[:n]
+		s.failed += weight
+		return
+	}
+	seg := segment{seq: ex.Seq, unit: ex.Unit}
+	s.segs = append(s.segs, seg)
+	for w := int64(1); w < weight; w++ {
+		s.segs = append(s.segs, seg)
+		s.data = append(s.data, s.data[n:n+d]...)
+	}
+}
+
+// Merge implements core.State.
+func (s *State) Merge(other core.State) error {
+	o, ok := other.(*State)
+	if !ok || o.m.sig != s.m.sig {
+		return core.Incompatible(s, other)
+	}
+	if o == s { // merging a state into itself: read from a copy
+		c := *o
+		c.segs, c.data = slices.Clone(o.segs), slices.Clone(o.data)
+		b, err := o.Main.MarshalBinary()
+		if err != nil {
+			return err
+		}
+		if c.Main, err = o.m.Metric.DecodeState(b); err != nil {
+			return err
+		}
+		o = &c
+	}
+	if err := s.Main.Merge(o.Main); err != nil {
+		return err
+	}
+	s.segs = append(s.segs, o.segs...)
+	s.data = append(s.data, o.data...)
+	s.failed += o.failed
+	return nil
+}
+
+// Segments returns the statistics of every segment in input order (by Seq; equal Seqs, which
+// only repeated adds of one record give, by unit and then content) and each segment's
+// resampling unit. The returned memory is new; the state is not changed.
+func (s *State) Segments() (Stats, []uint64) {
+	d := s.m.scorer.StatsLen()
+	idx := make([]int, len(s.segs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int {
+		if c := cmp.Compare(s.segs[a].seq, s.segs[b].seq); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(s.segs[a].unit, s.segs[b].unit); c != 0 {
+			return c
+		}
+		return slices.Compare(s.data[a*d:a*d+d], s.data[b*d:b*d+d])
+	})
+	st := Stats{Dim: d, Data: make([]float64, 0, len(s.data))}
+	units := make([]uint64, len(idx))
+	for k, i := range idx {
+		st.Data = append(st.Data, s.data[i*d:i*d+d]...)
+		units[k] = s.segs[i].unit
+	}
+	return st, units
+}
+
+// Failed is the number of records (weighted) whose statistics could not be computed.
+func (s *State) Failed() int64 { return s.failed }
+
+// Result implements core.State: the main result with sacrebleu's `--confidence` interval on
+// the metric's scale. There is none when the value is undefined, when a record's statistics
+// failed, or where sacrebleu itself raises (ErrMixed).
+func (s *State) Result() core.Result {
+	r := s.Main.Result()
+	if r.Value == nil || s.failed > 0 || len(s.segs) == 0 {
+		return r
+	}
+	c := s.m.Config
+	st, _ := s.Segments()
+	res, err := Confidence(s.m.scorer, st, c.Resamples, c.Seed)
+	if err != nil {
+		return r
+	}
+	sc := s.m.scorer.Scaled
+	mean, hw := sc(res.Mean), sc(res.HalfWidth)
+	r.CI = &core.Interval{
+		Low: sc(res.Mean - res.HalfWidth), High: sc(res.Mean + res.HalfWidth), Stderr: sc(res.Stderr),
+		Level: c.Level, Method: c.Method, Resamples: c.Resamples, Seed: c.Seed,
+		Mean: &mean, HalfWidth: &hw,
+	}
+	return r
+}
+
+// stateVersion is State's own format version.
+const stateVersion = 1
+
+// MarshalBinary implements core.State.
+func (s *State) MarshalBinary() ([]byte, error) {
+	var e core.Encoder
+	e.Byte(stateVersion)
+	mb, err := s.Main.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	e.String(string(mb))
+	e.Varint(s.failed)
+	e.Uvarint(uint64(len(s.segs)))
+	for _, g := range s.segs {
+		e.Uvarint(g.seq)
+		e.Uvarint(g.unit)
+	}
+	e.Float64s(s.data)
+	return e.B, nil
+}
+
+// DecodeState implements core.Metric.
+func (m *Metric) DecodeState(b []byte) (core.State, error) {
+	d := core.NewDecoder(b)
+	d.Version("sacrebleu ci", stateVersion)
+	mb := d.String()
+	if d.Err() != nil {
+		return nil, d.Finish()
+	}
+	main, err := m.Metric.DecodeState([]byte(mb))
+	if err != nil {
+		return nil, err
+	}
+	s := &State{m: m, Main: main, failed: d.Varint()}
+	n := d.Len(2)
+	s.segs = make([]segment, n)
+	for i := range s.segs {
+		s.segs[i] = segment{seq: d.Uvarint(), unit: d.Uvarint()}
+	}
+	s.data = d.Float64s()
+	if err := d.Finish(); err != nil {
+		return nil, err
+	}
+	if s.failed < 0 || len(s.data) != n*m.scorer.StatsLen() {
+		return nil, fmt.Errorf("%w: sacrebleu ci state holds %d statistics for %d segments of %d", core.ErrCorruptState, len(s.data), n, m.scorer.StatsLen())
+	}
+	for _, x := range s.data {
+		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+			return nil, fmt.Errorf("%w: sacrebleu ci state holds a statistic %v", core.ErrCorruptState, x)
+		}
+	}
+	return s, nil
+}
