@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/sinks/corpus"
 	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
 	"github.com/evalstream/evalstream/sources/internal/fileread"
 	"github.com/evalstream/evalstream/sources/internal/valtest"
@@ -172,7 +173,7 @@ func BenchmarkArrowFile(b *testing.B) {
 func BenchmarkArrowIntColumns(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "ints.arrow")
 	n := 1 << 20
-	if err := WriteCorpusFunc(path, n, func(i int) map[string]any {
+	if err := corpus.WriteFunc(path, n, func(i int) map[string]any {
 		return map[string]any{"prediction": int64(i % 5), "label": int64(i % 7)}
 	}); err != nil {
 		b.Fatal(err)

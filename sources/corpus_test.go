@@ -18,6 +18,8 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 	"github.com/stretchr/testify/require"
+
+	"github.com/evalstream/evalstream/sinks/corpus"
 )
 
 // testCorpus returns n pseudo-random records covering every column type WriteCorpus
@@ -73,7 +75,7 @@ func TestCorpusFormatsAgree(t *testing.T) {
 
 	// Expected values: encoding/json + core.FromJSON applied to the JSON Lines file.
 	jsonl := filepath.Join(dir, "c.jsonl")
-	require.NoError(t, WriteCorpus(jsonl, recs))
+	require.NoError(t, corpus.Write(jsonl, recs))
 	f, err := os.Open(jsonl)
 	require.NoError(t, err)
 	var want []gotRec
@@ -92,7 +94,7 @@ func TestCorpusFormatsAgree(t *testing.T) {
 	for _, name := range []string{"c.jsonl", "c.ndjson.gz", "c.arrow", "c.arrows", "c.parquet"} {
 		path := filepath.Join(dir, name)
 		if name != "c.jsonl" {
-			require.NoError(t, WriteCorpus(path, recs))
+			require.NoError(t, corpus.Write(path, recs))
 		}
 		for _, bs := range []int{1, 13, 4096} {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -124,7 +126,7 @@ func TestWriteCorpusSchema(t *testing.T) {
 		{"s": nil, "i": int8(-2), "f": json.Number("2"), "b": false, "ls": []any{}, "lls": []any{[]any{"b"}}, "lf": []int{3}, "e": []any{}},
 	}
 	path := filepath.Join(dir, "s.jsonl")
-	require.NoError(t, WriteCorpus(path, recs))
+	require.NoError(t, corpus.Write(path, recs))
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, `{"b":true,"e":[],"f":1.5,"i":1,"lf":[1.0,2.5],"lls":[["a"],[]],"ls":["a"],"n":null,"s":"x"}
@@ -132,7 +134,7 @@ func TestWriteCorpusSchema(t *testing.T) {
 `, string(b))
 	for _, name := range []string{"s.arrow", "s.arrows", "s.parquet"} {
 		p := filepath.Join(dir, name)
-		require.NoError(t, WriteCorpus(p, recs))
+		require.NoError(t, corpus.Write(p, recs))
 		src, err := OpenFiles(FileConfig{Path: p}, []string{"s", "i", "f", "b", "ls", "lls", "lf", "n", "e"}, 10, 0)
 		require.NoError(t, err)
 		d := drain(t, src)
@@ -160,7 +162,7 @@ func TestWriteCorpusErrors(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(dir, tc.file)
-			err := WriteCorpus(p, tc.recs)
+			err := corpus.Write(p, tc.recs)
 			require.Error(t, err)
 			require.Contains(t, err.Error(), tc.msg)
 			_, serr := os.Stat(p)
@@ -170,7 +172,7 @@ func TestWriteCorpusErrors(t *testing.T) {
 	// Empty corpora are valid files with no records.
 	for _, name := range []string{"e.jsonl", "e.arrow", "e.arrows", "e.parquet"} {
 		p := filepath.Join(dir, name)
-		require.NoError(t, WriteCorpus(p, nil))
+		require.NoError(t, corpus.Write(p, nil))
 		src, err := OpenFiles(FileConfig{Path: p}, []string{"a"}, 10, 0)
 		require.NoError(t, err)
 		require.Empty(t, drain(t, src).recs)
@@ -183,13 +185,13 @@ func TestWriteCorpusParquetReadsBack(t *testing.T) {
 	dir := t.TempDir()
 	recs := testCorpus(2500, 5)
 	pq, ar := filepath.Join(dir, "c.parquet"), filepath.Join(dir, "c.arrow")
-	require.NoError(t, WriteCorpus(pq, recs))
-	require.NoError(t, WriteCorpus(ar, recs))
+	require.NoError(t, corpus.Write(pq, recs))
+	require.NoError(t, corpus.Write(ar, recs))
 
 	pf, err := file.OpenParquetFile(pq, false)
 	require.NoError(t, err)
 	defer pf.Close()
-	require.Equal(t, 3, pf.NumRowGroups(), "a row group per %d records", corpusChunk)
+	require.Equal(t, 3, pf.NumRowGroups(), "a row group per %d records", corpus.Chunk)
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.NewGoAllocator())
 	require.NoError(t, err)
 	got, err := fr.ReadTable(context.Background())

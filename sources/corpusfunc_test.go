@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/evalstream/evalstream/sinks/corpus"
 )
 
 func TestWriteCorpusFuncMatchesWriteCorpus(t *testing.T) {
@@ -15,8 +17,8 @@ func TestWriteCorpusFuncMatchesWriteCorpus(t *testing.T) {
 	fields := []string{"prediction", "references", "tokens", "label", "score", "scores", "ok", "maybe"}
 	for _, name := range []string{"a.jsonl", "a.jsonl.gz", "a.arrow", "a.arrows", "a.parquet"} {
 		p1, p2 := filepath.Join(dir, "1"+name), filepath.Join(dir, "2"+name)
-		require.NoError(t, WriteCorpus(p1, recs))
-		require.NoError(t, WriteCorpusFunc(p2, len(recs), func(i int) map[string]any { return recs[i] }))
+		require.NoError(t, corpus.Write(p1, recs))
+		require.NoError(t, corpus.WriteFunc(p2, len(recs), func(i int) map[string]any { return recs[i] }))
 		if name == "a.jsonl" {
 			b1, err := os.ReadFile(p1)
 			require.NoError(t, err)
@@ -36,26 +38,26 @@ func TestWriteCorpusFuncMatchesWriteCorpus(t *testing.T) {
 		}
 	}
 	// Empty corpora and misfits.
-	require.NoError(t, WriteCorpusFunc(filepath.Join(dir, "empty.arrow"), 0, nil))
+	require.NoError(t, corpus.WriteFunc(filepath.Join(dir, "empty.arrow"), 0, nil))
 	gen := func(i int) map[string]any {
 		if i == 1500 {
 			return map[string]any{"x": "text"}
 		}
 		return map[string]any{"x": int64(i)}
 	}
-	require.ErrorContains(t, WriteCorpusFunc(filepath.Join(dir, "bad.arrow"), 2000, gen), `record 1500: field "x": string does not fit the column's int64`)
+	require.ErrorContains(t, corpus.WriteFunc(filepath.Join(dir, "bad.arrow"), 2000, gen), `record 1500: field "x": string does not fit the column's int64`)
 	gen2 := func(i int) map[string]any {
 		if i == 1999 {
 			return map[string]any{"y": int64(1)}
 		}
 		return map[string]any{"x": 1.5}
 	}
-	require.ErrorContains(t, WriteCorpusFunc(filepath.Join(dir, "bad.jsonl"), 2000, gen2), `record 1999: field "y" is not in the first 1000 records`)
+	require.ErrorContains(t, corpus.WriteFunc(filepath.Join(dir, "bad.jsonl"), 2000, gen2), `record 1999: field "y" is not in the first 1000 records`)
 	intoFloat := func(i int) map[string]any {
 		if i >= 1000 {
 			return map[string]any{"x": int64(i)}
 		}
 		return map[string]any{"x": 1.5}
 	}
-	require.NoError(t, WriteCorpusFunc(filepath.Join(dir, "ok.parquet"), 2000, intoFloat))
+	require.NoError(t, corpus.WriteFunc(filepath.Join(dir, "ok.parquet"), 2000, intoFloat))
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/sinks/corpus"
 	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
 	"github.com/evalstream/evalstream/sources/internal/fileread"
 )
@@ -98,7 +99,7 @@ func TestDeferredDecodeAgrees(t *testing.T) {
 	fields := []string{"prediction", "references", "tokens", "label", "score", "scores", "ok", "maybe", "absent"}
 	for _, name := range []string{"c.jsonl", "c.ndjson.gz", "c.arrow", "c.arrows", "c.parquet"} {
 		path := filepath.Join(dir, name)
-		require.NoError(t, WriteCorpus(path, recs))
+		require.NoError(t, corpus.Write(path, recs))
 		for _, bs := range []int{1, 13, 4096} {
 			for _, columns := range []bool{false, true} {
 				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -209,7 +210,7 @@ func TestRecycledBodiesGiveSameRecords(t *testing.T) {
 	fields := []string{"prediction", "references", "tokens", "label", "score", "scores", "ok", "maybe"}
 	for _, name := range []string{"c.arrow", "c.arrows"} {
 		path := filepath.Join(dir, name)
-		require.NoError(t, WriteCorpus(path, recs))
+		require.NoError(t, corpus.Write(path, recs))
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		src, err := openFiles(FileConfig{Path: path}, fields, 100, 0, mem)
 		require.NoError(t, err)

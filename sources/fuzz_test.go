@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/evalstream/evalstream/sinks/corpus"
 )
 
 // fuzzArrowSeeds returns small valid files of the format, for the Arrow fuzz targets.
@@ -16,7 +18,7 @@ func fuzzArrowSeeds(f *testing.F, ext string) [][]byte {
 	dir := f.TempDir()
 	var out [][]byte
 	p := filepath.Join(dir, "corpus."+ext)
-	if err := writeCorpus(p, testCorpus(4, 7), 2); err != nil {
+	if err := corpus.WriteChunks(p, testCorpus(4, 7), 2); err != nil {
 		f.Fatal(err)
 	}
 	b, err := os.ReadFile(p)
@@ -76,7 +78,7 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	for _, ext := range []string{FormatArrow, FormatArrows} {
 		target := map[string]string{FormatArrow: "FuzzArrowFile", FormatArrows: "FuzzArrowStream"}[ext]
 		p := filepath.Join(t.TempDir(), "s."+ext)
-		require.NoError(t, writeCorpus(p, testCorpus(2, 9), 1))
+		require.NoError(t, corpus.WriteChunks(p, testCorpus(2, 9), 1))
 		b, err := os.ReadFile(p)
 		require.NoError(t, err)
 		write(target, 0, b)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/evalstream/evalstream/sources"
+	corpuswriter "github.com/evalstream/evalstream/sinks/corpus"
 )
 
 // The columnar path (classification metrics over Arrow/Parquet integer columns) must give
@@ -35,8 +35,8 @@ func TestColumnarClassificationDeterminism(t *testing.T) {
 	bad := append([]map[string]any(nil), recs...)
 	bad[1234] = map[string]any{"prediction": int64(9), "label": int64(1), "lang": "de"} // out of range for num_classes 4
 	for _, f := range []string{"c.jsonl", "c.arrow", "c.arrows", "c.parquet"} {
-		require.NoError(t, sources.WriteCorpus(filepath.Join(dir, f), recs))
-		require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "bad-"+f), bad))
+		require.NoError(t, corpuswriter.Write(filepath.Join(dir, f), recs))
+		require.NoError(t, corpuswriter.Write(filepath.Join(dir, "bad-"+f), bad))
 	}
 	metrics := []string{"--metric", "accuracy", "--metric", "f1:compat=sklearn,average=macro", "--metric", "mcc",
 		"--metric", "confusion_matrix:num_classes=4", "--metric", "precision:num_classes=4"}

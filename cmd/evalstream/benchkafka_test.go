@@ -11,6 +11,8 @@ import (
 
 	kafkago "github.com/segmentio/kafka-go"
 	"github.com/stretchr/testify/require"
+
+	"github.com/evalstream/evalstream/bench"
 )
 
 // TestBenchKafka runs `bench --kafka` against a real broker (skipped without one, like the
@@ -51,7 +53,7 @@ func TestBenchKafka(t *testing.T) {
 			require.Len(t, p.Runs, 2)
 		}
 		require.NotZero(t, rep.Ratio)
-		require.Len(t, rep.Values, len(benchMixes[mix].metrics))
+		require.Len(t, rep.Values, len(bench.Mixes[mix].Metrics))
 
 		// The topic is deleted at the end.
 		c := &kafkago.Client{Addr: kafkago.TCP(strings.Split(brokers, ",")...), Timeout: 10 * time.Second}

@@ -7,8 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/evalstream/evalstream/sources"
 	"github.com/stretchr/testify/require"
+
+	corpuswriter "github.com/evalstream/evalstream/sinks/corpus"
 )
 
 // ciMetrics counts, in a results JSON, the metrics (overall and per slice) that carry a ci
@@ -58,12 +59,12 @@ func ciMetrics(t *testing.T, results string, resamples int) int {
 func TestCIDeterminism(t *testing.T) {
 	dir := t.TempDir()
 	recs := corpus(240, 5)
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "c.jsonl"), recs))
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "c.parquet"), recs))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "c.jsonl"), recs))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "c.parquet"), recs))
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "parts"), 0o755))
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "parts", "b.jsonl"), recs[:70]))
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "parts", "a.parquet"), recs[70:200]))
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "parts", "c.arrow"), recs[200:]))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "parts", "b.jsonl"), recs[:70]))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "parts", "a.parquet"), recs[70:200]))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "parts", "c.arrow"), recs[200:]))
 
 	const resamples = 40
 	keyed := writeConfig(t, dir, "keyed", "c.jsonl", fmt.Sprintf("ci: {resamples: %d, seed: 99, key: id}\n", resamples))

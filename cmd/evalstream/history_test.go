@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/evalstream/evalstream/sources"
+	corpuswriter "github.com/evalstream/evalstream/sinks/corpus"
 )
 
 func TestGitHead(t *testing.T) {
@@ -111,7 +111,7 @@ func TestHistoryLine(t *testing.T) {
 	dir := t.TempDir()
 	recs := corpus(40, 3)
 	for _, f := range []string{"in-2026-11-24.jsonl", "in-2026-11-25.jsonl"} {
-		require.NoError(t, sources.WriteCorpus(filepath.Join(dir, f), recs))
+		require.NoError(t, corpuswriter.Write(filepath.Join(dir, f), recs))
 	}
 	before := time.Now().UTC()
 	var lines []map[string]any
@@ -169,8 +169,8 @@ func TestHistoryLine(t *testing.T) {
 // TestScoreHistoryFingerprintsEveryInput: score's history line names every input file.
 func TestScoreHistoryFingerprintsEveryInput(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "a.jsonl"), corpus(10, 4)))
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "b.jsonl"), corpus(10, 5)))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "a.jsonl"), corpus(10, 4)))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "b.jsonl"), corpus(10, 5)))
 	r := run(t, dir, "score", "--metric", "accuracy:prediction=cls", "--output", "h.jsonl", "a.jsonl", "b.jsonl")
 	require.Equal(t, 0, r.code, r.stderr)
 	raw, err := os.ReadFile(filepath.Join(dir, "h.jsonl"))
@@ -192,7 +192,7 @@ func TestMergeRefusesOverlap(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "in"), 0o755))
 	for i, f := range []string{"a", "b", "c"} {
-		require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "in", f+".jsonl"), corpus(20, int64(10+i))))
+		require.NoError(t, corpuswriter.Write(filepath.Join(dir, "in", f+".jsonl"), corpus(20, int64(10+i))))
 	}
 	save := func(name string, inputs ...string) string {
 		args := []string{"score", "--metric", "accuracy:prediction=cls", "--format", "json", "--save-state", name}
@@ -258,7 +258,7 @@ func TestMergeRefusesOverlap(t *testing.T) {
 // config's run_name, else the config file's base name; score's is "score" unless given.
 func TestRunName(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "in.jsonl"), corpus(20, 6)))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "in.jsonl"), corpus(20, 6)))
 	tests := []struct {
 		name  string
 		extra string

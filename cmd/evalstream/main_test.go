@@ -15,8 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/evalstream/evalstream/sources"
 	"github.com/stretchr/testify/require"
+
+	corpuswriter "github.com/evalstream/evalstream/sinks/corpus"
 )
 
 var binary string
@@ -151,13 +152,13 @@ func TestRunDeterminismAcrossFormatsWorkersBatchesAndSplits(t *testing.T) {
 	dir := t.TempDir()
 	recs := corpus(900, 1)
 	for _, f := range []string{"c.jsonl", "c.jsonl.gz", "c.arrow", "c.arrows", "c.parquet"} {
-		require.NoError(t, sources.WriteCorpus(filepath.Join(dir, f), recs))
+		require.NoError(t, corpuswriter.Write(filepath.Join(dir, f), recs))
 	}
 	// The same records split into three parts, for shuffled file order and merge.
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "parts"), 0o755))
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "parts", "b.jsonl"), recs[:300]))
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "parts", "a.parquet"), recs[300:700]))
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "parts", "c.arrow"), recs[700:]))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "parts", "b.jsonl"), recs[:300]))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "parts", "a.parquet"), recs[300:700]))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "parts", "c.arrow"), recs[700:]))
 
 	cfg := writeConfig(t, dir, "base", "c.jsonl", "")
 	r := run(t, dir, "run", "-c", cfg)
@@ -208,7 +209,7 @@ func TestRunDeterminismAcrossFormatsWorkersBatchesAndSplits(t *testing.T) {
 
 func TestCommandsAndExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "c.jsonl"), corpus(50, 2)))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "c.jsonl"), corpus(50, 2)))
 	cfg := writeConfig(t, dir, "ok", "c.jsonl", "")
 
 	r := run(t, dir, "version")
@@ -273,7 +274,7 @@ sinks: [{type: json}]
 	require.Equal(t, 1, r.code, r.stderr)
 
 	// score: ad-hoc, table and json, several inputs.
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "d.arrow"), corpus(30, 3)))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "d.arrow"), corpus(30, 3)))
 	r = run(t, dir, "score", "--metric", "bleu", "--metric", "bleu:compat=nltk,weights=[0.5,0.5],ngram=2", "--metric", "accuracy", "--prediction", "prediction", "c.jsonl", "d.arrow")
 	require.Equal(t, 1, r.code, "--prediction applies to every metric, so accuracy gets text: bad records")
 	require.Contains(t, r.stderr, "wrong type")
@@ -387,7 +388,7 @@ sinks: [{type: json, path: out/r.json}, {type: stdout}]
 
 func TestInterruptStopsWithoutResults(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "big.jsonl"), corpus(200000, 4)))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "big.jsonl"), corpus(200000, 4)))
 	cfg := writeConfig(t, dir, "big", "big.jsonl", "pipeline: {workers: 1, batch_size: 1}")
 	cmd := exec.Command(binary, "run", "-c", cfg)
 	cmd.Dir = dir

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/evalstream/evalstream/sources"
+	corpuswriter "github.com/evalstream/evalstream/sinks/corpus"
 )
 
 // sourceLine is the header line naming the inputs: the one part of the page that differs
@@ -31,7 +31,7 @@ var runMetaBlock = regexp.MustCompile(`<dl class="meta" id="meta">.*?</dl>`)
 
 func TestHTMLReport(t *testing.T) {
 	dir := t.TempDir()
-	require.NoError(t, sources.WriteCorpus(filepath.Join(dir, "c.jsonl"), corpus(200, 3)))
+	require.NoError(t, corpuswriter.Write(filepath.Join(dir, "c.jsonl"), corpus(200, 3)))
 	cfg := "source: {type: file, path: c.jsonl}\n" + metricsYAML + "\nsinks:\n" +
 		"  - {type: json, path: out/r.json}\n  - {type: jsonl, path: out/h.jsonl}\n  - {type: html, path: out/r.html}\n"
 	cfgPath := filepath.Join(dir, "c.yaml")

@@ -56,6 +56,9 @@ type jsonlReader struct {
 	pendingErr error // found while looking ahead; returned by the next fill
 }
 
+// Open opens the JSON Lines file fi (gzip-compressed when its name ends in .gz or its bytes
+// start with the gzip magic). A line that is not a valid JSON object, or is over
+// s.MaxRecord, is a record with Err set; the rest of the file is still read.
 func Open(fi fileread.Info, s *fileread.Options) (fileread.Reader, error) {
 	f, err := os.Open(fi.Path)
 	if err != nil {

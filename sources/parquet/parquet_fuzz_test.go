@@ -18,8 +18,8 @@ import (
 // parquetFuzzSeeds returns small valid Parquet files: the Parquet-able typeCases (pqarrow's
 // writer), the legacy list forms (data pages v1 and, compressed, v2) and fixtures of pyarrow
 // and duckdb. A corpus of two-row row groups written by evalstream's own corpus writer
-// (package sources, which this package's tests cannot import) is the committed seed
-// testdata/fuzz/FuzzParquetFile/corpus_writer.
+// (sinks/corpus, from the test corpus of package sources, which this package's tests cannot
+// import) is the committed seed testdata/fuzz/FuzzParquetFile/corpus_writer.
 func parquetFuzzSeeds(f testing.TB) [][]byte {
 	dir := f.TempDir()
 	var paths []string

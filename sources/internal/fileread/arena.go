@@ -29,6 +29,7 @@ func (a *Arena) Reset() {
 // not modify values, so sharing it is safe.
 var EmptyStrs = []string{}
 
+// AllocStrs returns n strings that are never handed out again (EmptyStrs for n == 0).
 func (a *Arena) AllocStrs(n int) []string {
 	if n == 0 {
 		return EmptyStrs
@@ -41,6 +42,7 @@ func (a *Arena) AllocStrs(n int) []string {
 	return a.strs[l : l+n : l+n]
 }
 
+// AllocLists returns n string lists that are never handed out again.
 func (a *Arena) AllocLists(n int) [][]string {
 	if cap(a.lists)-len(a.lists) < n {
 		a.lists = make([][]string, 0, max(n, arenaLists))
@@ -50,6 +52,7 @@ func (a *Arena) AllocLists(n int) [][]string {
 	return a.lists[l : l+n : l+n]
 }
 
+// AllocFloats returns n floats that are never handed out again.
 func (a *Arena) AllocFloats(n int) []float64 {
 	if cap(a.floats)-len(a.floats) < n {
 		a.floats = make([]float64, 0, max(n, arenaFloats))

@@ -37,16 +37,20 @@ type LimitAllocator struct {
 	Live  *atomic.Int64 // bytes allocated and not freed; nil: not counted
 }
 
+// Allocate panics with ErrAllocTooLarge past the limit (arrow/go's decoders have no error
+// path there; the reader recovers).
 func (a LimitAllocator) Allocate(size int) []byte {
 	a.reserve(size, size)
 	return a.Allocator.Allocate(size)
 }
 
+// Reallocate is Allocate for a buffer that grows (or shrinks) from b.
 func (a LimitAllocator) Reallocate(size int, b []byte) []byte {
 	a.reserve(size, size-len(b))
 	return a.Allocator.Reallocate(size, b)
 }
 
+// Free gives b back, and its bytes to the live budget.
 func (a LimitAllocator) Free(b []byte) {
 	if a.Live != nil {
 		a.Live.Add(-int64(len(b)))

@@ -25,6 +25,8 @@ type LineChunk struct {
 
 var lineChunks sync.Pool // *LineChunk with LineChunkSize bytes, ready for reuse
 
+// NewLineChunk returns a buffer of size bytes with the caller's reference (a recycled one
+// when size is LineChunkSize).
 func NewLineChunk(size int) *LineChunk {
 	if size == LineChunkSize {
 		if c, _ := lineChunks.Get().(*LineChunk); c != nil {

@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/evalstream/evalstream/sources"
+	"github.com/evalstream/evalstream/sinks/corpus"
 )
 
 var words = strings.Fields(`the a model system translation output score metric data corpus sentence
@@ -185,7 +185,7 @@ func main() {
 	}
 	for _, f := range files {
 		p := filepath.Join(*out, f.name)
-		if err := sources.WriteCorpus(p, f.recs); err != nil {
+		if err := corpus.Write(p, f.recs); err != nil {
 			fmt.Fprintf(os.Stderr, "gen: %s: %v\n", p, err)
 			os.Exit(1)
 		}

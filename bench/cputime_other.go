@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package bench
 
 // cpuSeconds returns 0: the process CPU time is read with getrusage, which only Unix has, so
 // the Kafka bench reports no CPU time elsewhere.

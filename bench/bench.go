@@ -1,15 +1,22 @@
-package main
+// Package bench is the benchmark harness of `evalstream bench`: synthetic workloads (Mixes)
+// and their corpora, the stages of a file run timed apart (read and split, decode, tokenize,
+// score per worker count), and the Kafka pass that compares bounded consume+score with raw
+// kafka-go fetching of the same topic. The command parses the flags and builds the plan;
+// Go benchmarks and other front ends can drive the same measurements.
+//
+// Imports: pipeline, sources, sources/kafka, sinks (results JSON), config (defaults) and
+// metrics. It starts goroutines only through pipeline.Run and kafka-go; it is not safe for
+// concurrent use (it reads process-wide counters: CPU time, allocations, peak RSS).
+package bench
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"reflect"
 	"runtime"
 	"runtime/pprof"
@@ -17,25 +24,26 @@ import (
 	"strings"
 	"time"
 
-	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/sinks/corpus"
 	"github.com/evalstream/evalstream/sources"
 )
 
-// benchMix is a synthetic workload of `evalstream bench`: the metrics it runs, how its corpus
+// Mix is a synthetic workload of `evalstream bench`: the metrics it runs, how its corpus
 // is generated, and the tokenizers its metrics apply (for the tokenize stage).
-type benchMix struct {
-	metrics []string
-	file    string
-	gen     func(rng *rand.Rand, i int) map[string]any
-	toks    []string // tokenize.New names; "rouge+stem" is the stemming rouge tokenizer
+type Mix struct {
+	Metrics []string
+	File    string // the corpus's file name (its format)
+	Gen     func(rng *rand.Rand, i int) map[string]any
+	Toks    []string // tokenize.New names; "rouge+stem" is the stemming rouge tokenizer
 }
 
 var rougeMetrics = []string{"rouge_n:n=1,stem=true", "rouge_n:n=2,stem=true", "rouge_l:compat=rouge-score,stem=true", "rouge_lsum:stem=true"}
 
-var benchMixes = map[string]benchMix{
+// Mixes are the workloads by name.
+var Mixes = map[string]Mix{
 	"bleu":           {[]string{"bleu"}, "corpus.jsonl", genTranslation, []string{"13a"}},
 	"chrf":           {[]string{"chrf"}, "corpus.jsonl", genTranslation, nil},
 	"text":           {append([]string{"bleu", "chrf"}, rougeMetrics...), "corpus.jsonl", genTranslation, []string{"13a", "rouge+stem"}},
@@ -44,7 +52,8 @@ var benchMixes = map[string]benchMix{
 	"regression":     {[]string{"pearson", "spearman"}, "corpus.arrow", genRegression, nil},
 }
 
-func mixNames() string { return "bleu|chrf|text|rouge|classification|regression" }
+// MixNames lists the names of Mixes, for usage messages.
+func MixNames() string { return "bleu|chrf|text|rouge|classification|regression" }
 
 var benchWords = strings.Fields(`the of and to in a is that for it as was with be by on not he this are or his from at which
 but have an they you were her she there been one all we their has would when if so no will more can who said
@@ -186,8 +195,8 @@ func genSummary(rng *rand.Rand, i int) map[string]any {
 	return map[string]any{"id": int64(i), "prediction": strings.Join(pred, "\n"), "references": []any{strings.Join(ref, "\n")}}
 }
 
-// benchRun is one scoring pass.
-type benchRun struct {
+// Run is one scoring pass.
+type Run struct {
 	Workers    int     `json:"workers"`
 	Seconds    float64 `json:"seconds"`
 	RecordsSec float64 `json:"records_per_s"`
@@ -199,8 +208,8 @@ type benchRun struct {
 	results    *pipeline.Results
 }
 
-// benchReport is what `bench --json` prints.
-type benchReport struct {
+// Report is what `bench --json` prints.
+type Report struct {
 	Input    string           `json:"input"`
 	Records  int64            `json:"records"`
 	Bad      int64            `json:"bad_records"`
@@ -211,103 +220,48 @@ type benchReport struct {
 	Read     float64          `json:"read_split_seconds,omitempty"`
 	Decode   float64          `json:"decode_seconds,omitempty"`
 	Tokenize float64          `json:"tokenize_seconds,omitempty"`
-	Runs     []benchRun       `json:"runs"`
+	Runs     []Run            `json:"runs"`
 	Scaling  float64          `json:"scaling,omitempty"`
 	Same     bool             `json:"identical_results"`
 	PeakRSS  int64            `json:"peak_rss_bytes"`
 	Values   map[string]any   `json:"values"`
 	Errors   map[string]int64 `json:"errors,omitempty"`
+
+	read, decoded int64 // records the read and decode stages saw
+	last          *pipeline.Results
 }
 
-func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if kafkaBenchRequested(args) {
-		return cmdBenchKafka(ctx, args, stdout, stderr) // benchkafka.go
-	}
-	fs := newFlagSet("bench", stderr)
-	fs.String("kafka", "", "BROKERS: measure consume+score of the mix from a fresh Kafka topic against raw kafka-go fetching (bench --kafka BROKERS -h lists its flags)")
-	mix := fs.String("mix", "text", "synthetic workload: "+mixNames())
-	n := fs.Int("records", 200000, "records to generate for the synthetic corpus")
-	input := fs.String("input", "", "benchmark this file (or glob/directory) instead of a synthetic corpus")
-	var metricSpecs stringList
-	fs.Var(&metricSpecs, "metric", "TYPE[:opt=val,...] to run instead of the mix's metrics (repeatable)")
-	workersFlag := fs.String("workers", "0", "worker goroutines (0 = one per CPU); a list such as 1,2 runs each and reports the scaling")
-	batch := fs.Int("batch-size", config.DefaultBatchSize, "records per batch")
-	repeat := fs.Int("repeat", 1, "run each scoring pass this many times and report the best")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the scoring passes to this file (go tool pprof)")
-	memProfile := fs.String("memprofile", "", "write an allocation profile of the scoring passes to this file (go tool pprof -sample_index=alloc_objects)")
-	writeCorpus := fs.String("write-corpus", "", "only write the mix's synthetic corpus (--records records) to this file (.jsonl[.gz], .arrow, .arrows, .parquet) and exit")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	scoreOnly := fs.Bool("score-only", false, "skip the read, decode and tokenize stages (the peak RSS is then that of scoring alone)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	m, ok := benchMixes[*mix]
-	if !ok && (len(metricSpecs) == 0 || *input == "") {
-		return usageErr("--mix must be one of %s", mixNames())
-	}
-	var workerList []int
-	for _, w := range strings.Split(*workersFlag, ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(w))
-		if err != nil || k < 0 {
-			return usageErr("--workers: want a number or a list of numbers, got %q", *workersFlag)
-		}
-		if k == 0 {
-			k = runtime.GOMAXPROCS(0)
-		}
-		workerList = append(workerList, k)
-	}
-	if *n < 0 {
-		return usageErr("--records must be >= 0")
-	}
-	genCorpus := func(path string) error {
-		rng := rand.New(rand.NewSource(1))
-		return sources.WriteCorpusFunc(path, *n, func(i int) map[string]any { return m.gen(rng, i) })
-	}
-	if *writeCorpus != "" {
-		if err := genCorpus(*writeCorpus); err != nil {
-			return runtimeErr(err)
-		}
-		fmt.Fprintf(stdout, "wrote %d %s records to %s\n", *n, *mix, *writeCorpus)
-		return nil
-	}
-	specs := metricSpecs
-	if len(specs) == 0 {
-		specs = m.metrics
-	}
-	path := *input
-	if path == "" {
-		dir, err := os.MkdirTemp("", "evalstream-bench-")
-		if err != nil {
-			return runtimeErr(err)
-		}
-		defer os.RemoveAll(dir)
-		path = filepath.Join(dir, m.file)
-		if err := genCorpus(path); err != nil {
-			return runtimeErr(err)
-		}
-	}
-	cfg := &config.Config{
-		Source:   config.Source{Type: "file", Path: path},
-		Pipeline: config.Pipeline{Workers: workerList[0], BatchSize: *batch, OnError: "skip"},
-		Sinks:    []config.Sink{{Type: "stdout"}},
-	}
-	for i, s := range specs {
-		entry, err := parseMetricFlag(s)
-		if err != nil {
-			return usageErr("--metric %q: %v", s, err)
-		}
-		entry["name"] = fmt.Sprintf("%s#%d", entry["type"], i+1)
-		delete(entry, "explicit_name")
-		cfg.Metrics = append(cfg.Metrics, entry)
-	}
-	cfg.ApplyDefaults()
-	j, err := buildJob(cfg)
+// FileOptions configures RunFile.
+type FileOptions struct {
+	// Input is the file (or glob or directory) to read.
+	Input string
+	// Plan and Policy are the run's, built from a config of the metrics Specs.
+	Plan   *pipeline.Plan
+	Policy pipeline.Policy
+	Specs  []string
+	// Mix names the tokenizers of the tokenize stage, unless MetricSpecs (the --metric
+	// flags) replaced its metrics.
+	Mix         Mix
+	MetricSpecs []string
+	// Workers lists the worker counts to run; each pass is repeated Repeat times (best kept).
+	Workers        []int
+	Repeat         int
+	Batch          int
+	MaxRecordBytes int
+	// ScoreOnly skips the read, decode and tokenize stages.
+	ScoreOnly bool
+	// CPUProfile and MemProfile, when set, are where the profiles of the scoring passes go.
+	CPUProfile, MemProfile string
+	// Stderr receives warnings.
+	Stderr io.Writer
+}
+
+// RunFile measures the stages of a run over the files of o.Input apart (read and split,
+// decode, tokenize; each on one goroutine), then the whole scoring pass per worker count.
+func RunFile(ctx context.Context, o FileOptions) (*Report, error) {
+	files, err := sources.Expand(sources.FileConfig{Path: o.Input, Format: "auto"})
 	if err != nil {
-		return err
-	}
-	files, err := sources.Expand(sources.FileConfig{Path: path, Format: "auto"})
-	if err != nil {
-		return runtimeErr(err)
+		return nil, err
 	}
 	var size int64
 	for _, f := range files {
@@ -316,68 +270,68 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	open := func() (pipeline.Source, error) {
-		return sources.OpenFiles(sources.FileConfig{Path: path, Format: "auto"}, j.plan.Fields, *batch, cfg.Source.MaxRecordBytes)
+		return sources.OpenFiles(sources.FileConfig{Path: o.Input, Format: "auto"}, o.Plan.Fields, o.Batch, o.MaxRecordBytes)
 	}
-	rep := &benchReport{Input: path, MB: float64(size) / 1e6, Metrics: specs, Batch: *batch, Procs: runtime.GOMAXPROCS(0)}
+	rep := &Report{Input: o.Input, MB: float64(size) / 1e6, Metrics: o.Specs, Batch: o.Batch, Procs: runtime.GOMAXPROCS(0)}
 
 	var read, decoded int64
-	if !*scoreOnly {
-		if err := benchStages(ctx, rep, m, metricSpecs, j.plan, open, &read, &decoded); err != nil {
-			return err
+	if !o.ScoreOnly {
+		if err := benchStages(ctx, rep, o.Mix, o.MetricSpecs, o.Plan, open, &read, &decoded); err != nil {
+			return nil, err
 		}
 	}
 
 	// Stage 4: the whole scoring pass (read, decode, tokenize, fold, merge), per worker
 	// count, best of --repeat.
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+	if o.CPUProfile != "" {
+		f, err := os.Create(o.CPUProfile)
 		if err != nil {
-			return runtimeErr(err)
+			return nil, err
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return runtimeErr(err)
+			return nil, err
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if *memProfile != "" {
+	if o.MemProfile != "" {
 		runtime.MemProfileRate = 4096
 		defer func() {
-			f, err := os.Create(*memProfile)
+			f, err := os.Create(o.MemProfile)
 			if err == nil {
 				runtime.GC()
 				err = pprof.Lookup("allocs").WriteTo(f, 0)
 				f.Close()
 			}
 			if err != nil {
-				fmt.Fprintf(stderr, "evalstream bench: memprofile: %v\n", err)
+				fmt.Fprintf(o.Stderr, "evalstream bench: memprofile: %v\n", err)
 			}
 		}()
 	}
 	// The repeats go round the worker counts (1, 2, 1, 2, ...), so that a burst of other
 	// activity on the machine does not weigh on one count only; the best run of each counts.
 	rep.Same = true
-	rep.Runs = make([]benchRun, len(workerList))
-	for r := 0; r < max(1, *repeat); r++ {
-		for i, w := range workerList {
+	rep.Runs = make([]Run, len(o.Workers))
+	for r := 0; r < max(1, o.Repeat); r++ {
+		for i, w := range o.Workers {
 			var ms0, ms1 runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&ms0)
 			src, err := open()
 			if err != nil {
-				return runtimeErr(err)
+				return nil, err
 			}
 			p := &pipeline.Progress{}
 			start := time.Now()
-			a, err := pipeline.Run(ctx, src, pipeline.Config{Plan: j.plan, Workers: w, Policy: j.policy(), Progress: p})
+			a, err := pipeline.Run(ctx, src, pipeline.Config{Plan: o.Plan, Workers: w, Policy: o.Policy, Progress: p})
 			el := time.Since(start)
 			src.Close()
 			if err != nil {
-				return runtimeErr(err)
+				return nil, err
 			}
 			runtime.ReadMemStats(&ms1)
 			recs := float64(a.Records + a.Skipped)
-			run := benchRun{Workers: w, Seconds: el.Seconds(), RecordsSec: recs / el.Seconds(), MBSec: float64(size) / 1e6 / el.Seconds(),
+			run := Run{Workers: w, Seconds: el.Seconds(), RecordsSec: recs / el.Seconds(), MBSec: float64(size) / 1e6 / el.Seconds(),
 				Merge: float64(p.MergeNanos.Load()) / 1e9, Allocs: float64(ms1.Mallocs-ms0.Mallocs) / max(recs, 1),
 				AllocBytes: float64(ms1.TotalAlloc-ms0.TotalAlloc) / max(recs, 1), GCs: ms1.NumGC - ms0.NumGC, results: a.Results()}
 			rep.Records, rep.Bad, rep.Errors = a.Records+a.Skipped, a.Skipped, a.Errors
@@ -400,21 +354,16 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, mr := range last.Metrics {
 		rep.Values[mr.Name] = mr.Value
 	}
-	if *asJSON {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return runtimeErr(err)
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
-		return err
-	}
-	printBench(stdout, rep, read, decoded, last)
-	return nil
+	rep.read, rep.decoded, rep.last = read, decoded, last
+	return rep, nil
 }
+
+// Print writes the report as a table.
+func (rep *Report) Print(w io.Writer) { printBench(w, rep, rep.read, rep.decoded, rep.last) }
 
 // benchStages measures the stages of a run apart, each on one goroutine: reading and
 // splitting the input, decoding it, and the mix's tokenizers.
-func benchStages(ctx context.Context, rep *benchReport, m benchMix, metricSpecs []string, plan *pipeline.Plan, open func() (pipeline.Source, error), read, decoded *int64) error {
+func benchStages(ctx context.Context, rep *Report, m Mix, metricSpecs []string, plan *pipeline.Plan, open func() (pipeline.Source, error), read, decoded *int64) error {
 	// Stage 1: read and split only (what the single reader goroutine of a run does).
 	readStart := time.Now()
 	err := drainSource(ctx, open, pipeline.WithDeferredDecode(ctx), func(b *pipeline.Batch) error {
@@ -426,7 +375,7 @@ func benchStages(ctx context.Context, rep *benchReport, m benchMix, metricSpecs 
 		return nil
 	})
 	if err != nil {
-		return runtimeErr(err)
+		return err
 	}
 	rep.Read = time.Since(readStart).Seconds()
 
@@ -436,7 +385,7 @@ func benchStages(ctx context.Context, rep *benchReport, m benchMix, metricSpecs 
 	// rouge tokenizer with its stem cache.
 	var toks []tokenize.AppendFunc
 	if len(metricSpecs) == 0 {
-		for _, name := range m.toks {
+		for _, name := range m.Toks {
 			if name == "rouge+stem" {
 				rt := tokenize.NewRougeTokenizer(true)
 				toks = append(toks, func(dst []string, s string) []string {
@@ -447,7 +396,7 @@ func benchStages(ctx context.Context, rep *benchReport, m benchMix, metricSpecs 
 			}
 			fn, err := tokenize.NewAppend(name)
 			if err != nil {
-				return runtimeErr(err)
+				return err
 			}
 			toks = append(toks, fn)
 		}
@@ -484,7 +433,7 @@ func benchStages(ctx context.Context, rep *benchReport, m benchMix, metricSpecs 
 		return nil
 	})
 	if err != nil {
-		return runtimeErr(err)
+		return err
 	}
 	rep.Decode = (time.Since(decodeStart) - tokTime).Seconds()
 	rep.Tokenize = tokTime.Seconds()
@@ -521,7 +470,7 @@ func drainSource(ctx context.Context, open func() (pipeline.Source, error), nctx
 }
 
 // resultsOr returns the run's results, or def for a run not made yet.
-func (r benchRun) resultsOr(def *pipeline.Results) *pipeline.Results {
+func (r Run) resultsOr(def *pipeline.Results) *pipeline.Results {
 	if r.results == nil {
 		return def
 	}
@@ -533,7 +482,7 @@ func sameResults(a, b *pipeline.Results) bool {
 	return a.Records == b.Records && a.Skipped == b.Skipped && reflect.DeepEqual(a.Metrics, b.Metrics)
 }
 
-func printBench(w io.Writer, rep *benchReport, read, decoded int64, res *pipeline.Results) {
+func printBench(w io.Writer, rep *Report, read, decoded int64, res *pipeline.Results) {
 	recs := float64(rep.Records)
 	fmt.Fprintf(w, "evalstream bench: %s, %d records, %.1f MB, batch %d, GOMAXPROCS %d\n", rep.Input, rep.Records, rep.MB, rep.Batch, rep.Procs)
 	fmt.Fprintf(w, "metrics: %s\n", strings.Join(rep.Metrics, "  "))
@@ -591,4 +540,11 @@ func peakRSS() (int64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// WriteCorpus writes n records of m's synthetic corpus to path (its extension names the
+// format, as corpus.WriteFunc writes it). The corpus depends only on m and n.
+func WriteCorpus(path string, m Mix, n int) error {
+	rng := rand.New(rand.NewSource(1))
+	return corpus.WriteFunc(path, n, func(i int) map[string]any { return m.Gen(rng, i) })
 }

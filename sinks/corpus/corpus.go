@@ -1,4 +1,12 @@
-package sources
+// Package corpus writes example corpora: records given as JSON-like maps, to JSON Lines
+// (optionally gzip-compressed), Arrow IPC files and streams, or Parquet, with the schema
+// inferred from the values. Tests, `evalstream bench` and the example generators use it to
+// make inputs that every format reads back the same (package sources).
+//
+// Imports: arrow/go only (it must not import sources, whose tests use it). Nothing is
+// retained from the records passed in; Write and WriteFunc are safe for concurrent use on
+// different paths.
+package corpus
 
 import (
 	"bufio"
@@ -9,6 +17,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,11 +29,10 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 )
 
-// corpusChunk is how many rows WriteCorpus puts in one Arrow record batch or Parquet row
-// group.
-const corpusChunk = 1000
+// Chunk is how many rows Write puts in one Arrow record batch or Parquet row group.
+const Chunk = 1000
 
-// column types WriteCorpus infers.
+// column types Write infers.
 type colType uint8
 
 const (
@@ -43,7 +51,7 @@ var colTypeNames = [...]string{"null", "list", "string", "int64", "float64", "bo
 
 func isList(t colType) bool { return t == ctStrList || t == ctStrLists || t == ctFloatList }
 
-// WriteCorpus writes records (JSON-like maps) to path in the format its extension names:
+// Write writes records (JSON-like maps) to path in the format its extension names:
 // .jsonl or .ndjson (gzip-compressed when followed by .gz), .arrow or .feather (Arrow IPC
 // file), .arrows (Arrow IPC stream) or .parquet. It is meant for tests and tools that build
 // example corpora.
@@ -56,20 +64,20 @@ func isList(t colType) bool { return t == ctStrList || t == ctStrLists || t == c
 // in Arrow and Parquet. Floats are written to JSON with a fraction or exponent, so every
 // format reads back the same kinds. Values of any other type, conflicting types within a
 // field, non-finite floats and invalid UTF-8 are errors.
-func WriteCorpus(path string, records []map[string]any) error {
-	return writeCorpus(path, records, corpusChunk)
+func Write(path string, records []map[string]any) error {
+	return writeCorpus(path, records, Chunk)
 }
 
-// WriteCorpusFunc writes the n records gen(0), gen(1), ..., gen(n-1) to path like
-// WriteCorpus, without holding them all in memory: they are generated and written a chunk at
+// WriteFunc writes the n records gen(0), gen(1), ..., gen(n-1) to path like
+// Write, without holding them all in memory: they are generated and written a chunk at
 // a time, so tools can write corpora of any size. The schema is inferred from the first
 // chunk (1000 records); a later record with another field, or a value that does not fit its
 // column, is an error.
-func WriteCorpusFunc(path string, n int, gen func(i int) map[string]any) error {
-	buf := make([]map[string]any, 0, min(n, corpusChunk))
+func WriteFunc(path string, n int, gen func(i int) map[string]any) error {
+	buf := make([]map[string]any, 0, min(n, Chunk))
 	chunk := func(start int) []map[string]any {
 		buf = buf[:0]
-		for i := start; i < min(n, start+corpusChunk); i++ {
+		for i := start; i < min(n, start+Chunk); i++ {
 			buf = append(buf, gen(i))
 		}
 		return buf
@@ -104,7 +112,7 @@ func WriteCorpusFunc(path string, n int, gen func(i int) map[string]any) error {
 		}
 		return recs, nil
 	}
-	return writeCorpusChunks(path, names, types, n, corpusChunk, next)
+	return writeCorpusChunks(path, names, types, n, Chunk, next)
 }
 
 func writeCorpus(path string, records []map[string]any, chunk int) error {
@@ -459,7 +467,7 @@ func appendJSONValue(dst []byte, t colType, v any) []byte {
 	return append(dst, ']')
 }
 
-// forEachElem calls fn for each element of a list value WriteCorpus accepts.
+// forEachElem calls fn for each element of a list value Write accepts.
 func forEachElem(v any, fn func(int, any)) {
 	switch t := v.(type) {
 	case []any:
@@ -636,4 +644,49 @@ func appendArrow(b array.Builder, t colType, v any) {
 			}
 		})
 	}
+}
+
+// ErrFormat is wrapped when the extension of a path names no format the writer writes. It
+// has the text of sources.ErrFormat (this package cannot import sources).
+var ErrFormat = errors.New("unsupported input format")
+
+// Format names, as sources names them.
+const (
+	FormatJSONL   = "jsonl"
+	FormatArrow   = "arrow"
+	FormatArrows  = "arrows"
+	FormatParquet = "parquet"
+)
+
+// formatOf is the format a file name's extension names, as sources tells it, or "".
+func formatOf(name string) string {
+	n := strings.ToLower(filepath.Base(name))
+	gz := strings.HasSuffix(n, ".gz")
+	n = strings.TrimSuffix(n, ".gz")
+	switch filepath.Ext(n) {
+	case ".jsonl", ".ndjson":
+		return FormatJSONL
+	case ".arrow", ".feather", ".ipc":
+		if !gz {
+			return FormatArrow
+		}
+	case ".arrows":
+		if !gz {
+			return FormatArrows
+		}
+	case ".parquet", ".pq":
+		if !gz {
+			return FormatParquet
+		}
+	}
+	return ""
+}
+
+// WriteChunks is Write with chunk records per Arrow record batch and Parquet row group (tests
+// build files of many small row groups with it).
+func WriteChunks(path string, records []map[string]any, chunk int) error {
+	if chunk <= 0 {
+		chunk = Chunk
+	}
+	return writeCorpus(path, records, chunk)
 }

@@ -1,9 +1,8 @@
-package main
+package bench
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,20 +27,6 @@ import (
 
 // kafkaTarget is the issue's goal: bounded consume+score at 70% of the raw fetch rate.
 const kafkaTarget = 0.70
-
-// kafkaBenchRequested reports whether the bench arguments hold --kafka (or -kafka).
-func kafkaBenchRequested(args []string) bool {
-	for _, a := range args {
-		if a == "--" {
-			return false
-		}
-		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
-		if name != a && (name == "kafka" || strings.HasPrefix(name, "kafka=")) {
-			return true
-		}
-	}
-	return false
-}
 
 // kafkaPass is the measurement of one way of reading the topic.
 type kafkaPass struct {
@@ -88,8 +73,8 @@ func (p *kafkaPass) add(m meter, records int64, mb float64) {
 	}
 }
 
-// kafkaBenchReport is what `bench --kafka --json` prints.
-type kafkaBenchReport struct {
+// KafkaReport is what `bench --kafka --json` prints.
+type KafkaReport struct {
 	Brokers       []string       `json:"brokers"`
 	Topic         string         `json:"topic"` // deleted at the end
 	Mix           string         `json:"mix,omitempty"`
@@ -116,81 +101,49 @@ type kafkaBenchReport struct {
 	Values        map[string]any `json:"values"`
 }
 
-// cmdBenchKafka measures evalstream's bounded consume+score of a Kafka topic against the raw
-// kafka-go fetch rate of the same topic (issue 6: at least 70%).
-func cmdBenchKafka(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench --kafka", stderr)
-	brokersFlag := fs.String("kafka", "", "BROKERS (host:port[,host:port]): produce the mix to a fresh topic and measure raw kafka-go fetching against evalstream's bounded consume+score")
-	mix := fs.String("mix", "text", "synthetic workload: "+mixNames())
-	n := fs.Int("records", 200000, "records to generate and produce")
-	var metricSpecs stringList
-	fs.Var(&metricSpecs, "metric", "TYPE[:opt=val,...] to run instead of the mix's metrics (repeatable)")
-	partitions := fs.Int("partitions", 4, "partitions of the topic")
-	repeat := fs.Int("repeat", 1, "run each pass this many times, alternating, and report the best (and the median)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the first consume+score pass to this file (go tool pprof)")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	isolation := fs.String("isolation", "read_committed", "isolation of the consume+score pass: read_committed (the default of a kafka source) or read_uncommitted")
-	verbose := fs.Bool("v", false, "print the consumer's log, with the time since the pass began, to stderr")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	var brokers []string
-	for _, b := range strings.Split(*brokersFlag, ",") {
-		if b = strings.TrimSpace(b); b != "" {
-			brokers = append(brokers, b)
-		}
-	}
-	if len(brokers) == 0 {
-		return usageErr("--kafka needs at least one broker address")
-	}
-	m, ok := benchMixes[*mix]
-	if !ok {
-		return usageErr("--mix must be one of %s", mixNames())
-	}
-	if *n <= 0 || *partitions <= 0 || *repeat <= 0 {
-		return usageErr("--records, --partitions and --repeat must be > 0")
-	}
-	specs := []string(metricSpecs)
-	if len(specs) == 0 {
-		specs = m.metrics
-	}
-	var entries []map[string]any
-	for i, s := range specs {
-		entry, err := parseMetricFlag(s)
-		if err != nil {
-			return usageErr("--metric %q: %v", s, err)
-		}
-		entry["name"] = fmt.Sprintf("%s#%d", entry["type"], i+1)
-		delete(entry, "explicit_name")
-		entries = append(entries, entry)
-	}
-	newCfg := func(src config.Source) *config.Config {
-		cfg := &config.Config{Source: src, Pipeline: config.Pipeline{OnError: "skip"}, Sinks: []config.Sink{{Type: "stdout"}}}
-		for _, e := range entries {
-			c := make(map[string]any, len(e))
-			for k, v := range e {
-				c[k] = v
-			}
-			cfg.Metrics = append(cfg.Metrics, c)
-		}
-		cfg.ApplyDefaults()
-		return cfg
-	}
+// KafkaOptions configures RunKafka.
+type KafkaOptions struct {
+	Brokers []string
+	// Mix generates Records records, produced as JSON Lines, one message each, to a fresh
+	// topic of Partitions partitions; MixName names it in the report ("" when --metric
+	// replaced its metrics, which Specs lists).
+	Mix        Mix
+	MixName    string
+	Specs      []string
+	Records    int
+	Partitions int
+	// Repeat runs each pass this many times, alternating; the best (and the median) count.
+	Repeat int
+	// CPUProfile, when set, is where the profile of the first consume+score pass goes.
+	CPUProfile string
+	// Verbose echoes the consumer's log, timed from the start of its pass, to Stderr.
+	Verbose bool
+	Stderr  io.Writer
+	// FilePlan returns the plan and policy of file-mode scoring of corpus, the reference.
+	FilePlan func(corpus string) (*pipeline.Plan, pipeline.Policy, error)
+	// PrepareConsume sets up a bounded consume+score pass of topic by group with its state
+	// in stateTopic (created before it returns, outside the timed pass); the returned func
+	// runs the pass, logging to logs, and saves its total state to statePath.
+	PrepareConsume func(ctx context.Context, topic, group, stateTopic string) (func(ctx context.Context, logs io.Writer, statePath string) error, error)
+}
 
+// RunKafka measures evalstream's bounded consume+score of a Kafka topic against the raw
+// kafka-go fetch rate of the same topic (issue 6: at least 70%). The topic, the state topics
+// and the groups it creates are deleted at the end.
+func RunKafka(ctx context.Context, o KafkaOptions) (*KafkaReport, error) {
 	// The records: the mix's synthetic corpus as JSON Lines, one message per line.
 	dir, err := os.MkdirTemp("", "evalstream-bench-kafka-")
 	if err != nil {
-		return runtimeErr(err)
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	corpus := filepath.Join(dir, "corpus.jsonl")
-	rng := rand.New(rand.NewSource(1))
-	if err := sources.WriteCorpusFunc(corpus, *n, func(i int) map[string]any { return m.gen(rng, i) }); err != nil {
-		return runtimeErr(err)
+	if err := WriteCorpus(corpus, o.Mix, o.Records); err != nil {
+		return nil, err
 	}
 	data, err := os.ReadFile(corpus)
 	if err != nil {
-		return runtimeErr(err)
+		return nil, err
 	}
 	values := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
 	var size int64
@@ -198,34 +151,32 @@ func cmdBenchKafka(ctx context.Context, args []string, stdout, stderr io.Writer)
 		size += int64(len(v))
 	}
 	mb := float64(size) / 1e6
-	rep := &kafkaBenchReport{Brokers: brokers, Metrics: specs, Records: int64(len(values)), MB: mb, Partitions: *partitions,
-		Procs: runtime.GOMAXPROCS(0), Repeat: *repeat, FetchMaxBytes: kafka.FetchMaxBytes(config.DefaultMaxRecordBytes),
+	rep := &KafkaReport{Brokers: o.Brokers, Metrics: o.Specs, Records: int64(len(values)), MB: mb, Partitions: o.Partitions,
+		Procs: runtime.GOMAXPROCS(0), Repeat: o.Repeat, FetchMaxBytes: kafka.FetchMaxBytes(config.DefaultMaxRecordBytes),
 		FetchMaxWait: kafka.FetchMaxWait.String(), Target: kafkaTarget}
-	if len(metricSpecs) == 0 {
-		rep.Mix = *mix
-	}
+	rep.Mix = o.MixName
 
 	// The reference: file-mode scoring of the same lines.
-	fileJob, err := buildJob(newCfg(config.Source{Type: "file", Path: corpus}))
+	filePlan, filePolicy, err := o.FilePlan(corpus)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var want []byte
-	for r := 0; r < *repeat; r++ {
-		src, err := sources.OpenFiles(sources.FileConfig{Path: corpus, Format: "auto"}, fileJob.plan.Fields, config.DefaultBatchSize, config.DefaultMaxRecordBytes)
+	for r := 0; r < o.Repeat; r++ {
+		src, err := sources.OpenFiles(sources.FileConfig{Path: corpus, Format: "auto"}, filePlan.Fields, config.DefaultBatchSize, config.DefaultMaxRecordBytes)
 		if err != nil {
-			return runtimeErr(err)
+			return nil, err
 		}
 		m := startMeter()
-		acc, err := pipeline.Run(ctx, src, pipeline.Config{Plan: fileJob.plan, Workers: runtime.GOMAXPROCS(0), Policy: fileJob.policy()})
+		acc, err := pipeline.Run(ctx, src, pipeline.Config{Plan: filePlan, Workers: runtime.GOMAXPROCS(0), Policy: filePolicy})
 		if err != nil {
 			src.Close()
-			return runtimeErr(err)
+			return nil, err
 		}
 		rep.FileScore.add(m, acc.Records+acc.Skipped, mb)
 		src.Close()
 		if want, err = sinks.IndentedJSON(acc.Results()); err != nil {
-			return runtimeErr(err)
+			return nil, err
 		}
 		if r == 0 {
 			rep.Values = map[string]any{}
@@ -236,7 +187,7 @@ func cmdBenchKafka(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 
 	// A fresh topic, deleted at the end with the state topics and groups of the runs.
-	admin := &kafkago.Client{Addr: kafkago.TCP(brokers...), Timeout: 30 * time.Second}
+	admin := &kafkago.Client{Addr: kafkago.TCP(o.Brokers...), Timeout: 30 * time.Second}
 	base := fmt.Sprintf("evalstream-bench-%d-%04d", time.Now().UnixNano()%1e10, rand.Intn(10000))
 	topic := base
 	rep.Topic = topic
@@ -250,101 +201,92 @@ func cmdBenchKafka(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 		if len(created) > 0 {
 			if _, err := admin.DeleteTopics(cctx, &kafkago.DeleteTopicsRequest{Topics: created}); err != nil {
-				fmt.Fprintf(stderr, "evalstream bench: deleting topics %v: %v\n", created, err)
+				fmt.Fprintf(o.Stderr, "evalstream bench: deleting topics %v: %v\n", created, err)
 			}
 		}
 	}()
-	if err := benchCreateTopic(ctx, admin, topic, *partitions); err != nil {
-		return runtimeErr(err)
+	if err := benchCreateTopic(ctx, admin, topic, o.Partitions); err != nil {
+		return nil, err
 	}
 	created = append(created, topic)
 	start := time.Now()
-	if err := benchProduce(ctx, brokers, topic, values); err != nil {
-		return runtimeErr(err)
+	if err := benchProduce(ctx, o.Brokers, topic, values); err != nil {
+		return nil, err
 	}
 	rep.Produce = time.Since(start).Seconds()
-	first, end, err := benchOffsets(ctx, admin, topic, *partitions)
+	first, end, err := benchOffsets(ctx, admin, topic, o.Partitions)
 	if err != nil {
-		return runtimeErr(err)
+		return nil, err
 	}
 	var total int64
 	for p := range end {
 		total += end[p] - first[p]
 	}
 	if total != int64(len(values)) {
-		return runtimeErr(fmt.Errorf("topic %s holds %d messages, %d were produced", topic, total, len(values)))
+		return nil, fmt.Errorf("topic %s holds %d messages, %d were produced", topic, total, len(values))
 	}
 
 	maxBytes := kafka.FetchMaxBytes(config.DefaultMaxRecordBytes)
 	rep.Same = true
-	for r := 0; r < *repeat; r++ {
+	for r := 0; r < o.Repeat; r++ {
 		// The passes alternate, so that a burst of other activity on the machine does not
 		// weigh on one of them only.
 		m := startMeter()
-		got, gotBytes, err := rawReaders(ctx, brokers, topic, first, end, maxBytes)
+		got, gotBytes, err := rawReaders(ctx, o.Brokers, topic, first, end, maxBytes)
 		if err != nil {
-			return runtimeErr(fmt.Errorf("raw kafka-go Reader pass: %w", err))
+			return nil, fmt.Errorf("raw kafka-go Reader pass: %w", err)
 		}
 		rep.RawReader.add(m, got, mb)
 		if err := checkRaw(got, gotBytes, total, size); err != nil {
-			return runtimeErr(err)
+			return nil, err
 		}
 
 		m = startMeter()
-		got, gotBytes, err = rawReadBatches(ctx, brokers, topic, first, end, maxBytes)
+		got, gotBytes, err = rawReadBatches(ctx, o.Brokers, topic, first, end, maxBytes)
 		if err != nil {
-			return runtimeErr(fmt.Errorf("raw kafka-go Conn.ReadBatch pass: %w", err))
+			return nil, fmt.Errorf("raw kafka-go Conn.ReadBatch pass: %w", err)
 		}
 		rep.RawBatch.add(m, got, mb)
 		if err := checkRaw(got, gotBytes, total, size); err != nil {
-			return runtimeErr(err)
+			return nil, err
 		}
 
 		group, state := fmt.Sprintf("%s-g%d", base, r), fmt.Sprintf("%s-state%d", base, r)
 		groups = append(groups, group)
 		created = append(created, state)
-		cfg := newCfg(config.Source{Type: "kafka", Brokers: brokers, Topic: topic, Group: group, Mode: "bounded", Isolation: *isolation})
-		cfg.State.Topic = state
-		j, err := buildJob(cfg)
-		if err != nil {
-			return err
-		}
 		// The state topic is created before the timer, as the data topic is: a deployment
 		// creates it once, not on every run.
-		kc, _, err := j.kafkaSettings(io.Discard)
+		consume, err := o.PrepareConsume(ctx, topic, group, state)
 		if err != nil {
-			return err
-		}
-		if err := kafka.EnsureStateTopic(ctx, kc); err != nil {
-			return runtimeErr(fmt.Errorf("create the state topic: %w", err))
+			return nil, err
 		}
 		statePath := filepath.Join(dir, "kafka.state")
 		logs := &timedLog{}
-		if *verbose {
-			logs.echo = stderr
+		if o.Verbose {
+			logs.echo = o.Stderr
 		}
 		stopProfile := func() {}
-		if *cpuProfile != "" && r == 0 {
-			if stopProfile, err = startCPUProfile(*cpuProfile); err != nil {
-				return runtimeErr(err)
+		if o.CPUProfile != "" && r == 0 {
+			if stopProfile, err = startCPUProfile(o.CPUProfile); err != nil {
+				return nil, err
 			}
 		}
 		m = startMeter()
 		logs.start = m.start
-		err = j.executeKafka(ctx, io.Discard, logs, statePath)
+		err = consume(ctx, logs, statePath)
 		stopProfile()
 		if err != nil {
-			return runtimeErr(fmt.Errorf("consume+score pass: %w\n%s", err, logs.String()))
+			return nil, fmt.Errorf("consume+score pass: %w\n%s", err, logs.String())
 		}
 		acc, err := pipeline.ReadStateFile(statePath)
 		if err != nil {
-			return runtimeErr(err)
+			return nil, err
 		}
 		rep.Consume.add(m, acc.Records+acc.Skipped, mb)
 		fmt.Fprintf(logs, "evalstream bench: consume+score pass %d: %.0f records/s\n", r+1, rep.Consume.Runs[r])
 		got2, err := sinks.IndentedJSON(acc.Results())
 		if err != nil {
-			return runtimeErr(err)
+			return nil, err
 		}
 		if acc.Records+acc.Skipped != total || !bytes.Equal(got2, want) {
 			rep.Same = false
@@ -358,19 +300,7 @@ func cmdBenchKafka(ctx context.Context, args []string, stdout, stderr io.Writer)
 	rep.MedianRatio = rep.Consume.Median / max(rep.RawReader.Median, rep.RawBatch.Median)
 	rep.Met = rep.Ratio >= kafkaTarget
 
-	if *asJSON {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return runtimeErr(err)
-		}
-		_, err = fmt.Fprintf(stdout, "%s\n", b)
-		return err
-	}
-	printKafkaBench(stdout, rep)
-	if !rep.Same {
-		return runtimeErr(errors.New("the Kafka results differ from file-mode scoring of the same records"))
-	}
-	return nil
+	return rep, nil
 }
 
 // timedLog keeps a pass's log lines, prefixed with the time since the pass began, and
@@ -412,7 +342,10 @@ func checkRaw(got, gotBytes, total, size int64) error {
 	return nil
 }
 
-func printKafkaBench(w io.Writer, rep *kafkaBenchReport) {
+// Print writes the report as a table.
+func (rep *KafkaReport) Print(w io.Writer) { printKafkaBench(w, rep) }
+
+func printKafkaBench(w io.Writer, rep *KafkaReport) {
 	what := rep.Mix
 	if what == "" {
 		what = "custom metrics"
