@@ -77,7 +77,7 @@ type FileConfig struct {
 	// names starting with "." only when its last element does) or a directory. A directory
 	// selects the supported files directly inside it (not recursively; names starting with
 	// "." or "_" are skipped). An existing file whose name contains glob characters is taken
-	// literally. Files are read in sorted path order.
+	// literally. Files are read in sorted path order. Stdin ("-") reads standard input.
 	Path string
 	// Format is "auto" (the default when empty), "jsonl", "arrow", "arrows" or "parquet".
 	// Each file is read as its first bytes tell (Arrow IPC file "ARROW1", Arrow IPC stream,
@@ -87,6 +87,8 @@ type FileConfig struct {
 	// both read Arrow IPC files and streams. JSON Lines starting with the gzip magic bytes
 	// are decompressed. Feather V1 files are refused with how to convert them.
 	Format string
+	// Stdin is read for the Path Stdin ("-"); nil means os.Stdin.
+	Stdin *os.File
 }
 
 // Validate reports every problem of the configuration at once.
@@ -134,6 +136,9 @@ func Expand(c FileConfig) ([]string, error) {
 func expand(c FileConfig) ([]fileInfo, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
+	}
+	if c.Path == Stdin {
+		return []fileInfo{{path: Stdin, format: c.format()}}, nil // its bytes are looked at by openFiles
 	}
 	var files []string
 	st, err := os.Stat(c.Path)
@@ -249,7 +254,8 @@ type fileSource struct {
 	outRows  int64      // records of the batches emitted so far
 	outBytes int64      // bytes of the batches emitted so far
 	closed   bool
-	decoders sync.Pool // *jsonDecoder for deferred decoding
+	decoders sync.Pool   // *jsonDecoder for deferred decoding
+	stdin    *stdinInput // the input when Path is Stdin
 }
 
 // OpenFiles opens a pipeline.Source reading every selected file in sorted order, projecting
@@ -302,6 +308,11 @@ func openFiles(c FileConfig, fields []string, batchSize, maxRecordBytes int, mem
 		maxRecordBytes = 0
 	}
 	s := &fileSource{fields: slices.Clone(fields), batchSize: batchSize, maxRecord: maxRecordBytes, mem: mem}
+	if c.Path == Stdin {
+		if s.stdin, fis[0].format, err = openStdin(c); err != nil {
+			return nil, err
+		}
+	}
 	for _, fi := range fis {
 		s.files = append(s.files, fi)
 		s.total += fi.size
@@ -397,6 +408,9 @@ func (s *fileSource) nextBatchSize(consumers int) int {
 }
 
 func (s *fileSource) open(fi fileInfo) (r fileReader, err error) {
+	if s.stdin != nil {
+		return s.stdin.open(fi, s)
+	}
 	switch fi.format {
 	case FormatJSONL:
 		return openJSONL(fi, s)
