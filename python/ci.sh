@@ -80,5 +80,5 @@ export EVALSTREAM_REQUIRE_ENGINES=1  # an engine that cannot start fails CI rath
 echo "== python: pytest (API vs CLI, Spark, Ray)"
 # From the tests directory, so that `import evalstream` is the installed wheel, not src/.
 unset SPARK_HOME  # the driver runs pyspark's own launcher
-(cd tests && RAY_DISABLE_USAGE_STATS=1 "$py" -m pytest -q -p no:cacheprovider --basetemp="$work/pytest" .)
+(cd tests && RAY_DISABLE_USAGE_STATS=1 "$py" -m pytest -q -p no:cacheprovider --durations=8 --basetemp="$work/pytest" .)
 echo "== python: done in $(( $(date +%s) - t0 )) s"

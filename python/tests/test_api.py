@@ -144,3 +144,13 @@ def test_results_json_round_trip(wmt17_table: pa.Table, wmt17_cli: dict) -> None
     d = res.to_dict()
     d["records"] = -1  # to_dict hands out a copy
     assert res.records == wmt17_table.num_rows
+
+
+def test_error_while_the_table_is_still_being_written() -> None:
+    # More than a pipe's buffer: the executable exits on the config before reading it all,
+    # and the error is its message, not the broken pipe.
+    t = pa.table({"prediction": ["the cat sat on the mat " * 10] * 100_000, "references": [["the cat sat on the mat"]] * 100_000})
+    with pytest.raises(evalstream.UsageError, match='unknown metric type "blue"'):
+        evalstream.score(t, metrics=["blue"])
+    with pytest.raises(evalstream.RunError, match=r'bad record at -:1: .*field "nope"'):
+        evalstream.score(t, metrics=["bleu:prediction=nope"])

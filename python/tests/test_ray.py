@@ -57,7 +57,7 @@ def test_worker_killed_mid_job(cluster, data_dir: Path, wmt17_cli: dict, tmp_pat
         import uuid
 
         open(os.path.join(mdir, f"{os.getpid()}-{uuid.uuid4().hex}"), "w").close()
-        time.sleep(1.5)
+        time.sleep(1)
         return batch
 
     ds = ray.data.read_parquet(str(data_dir / "wmt17_13")).repartition(13)

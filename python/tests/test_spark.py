@@ -56,8 +56,8 @@ def test_wmt17_equals_cli(spark, data_dir: Path, wmt17_cli: dict, parts: int) ->
     assert split.rdd.getNumPartitions() == parts
     res = evalstream.spark.score(split, metrics=TEXT_METRICS, slice_by=TEXT_SLICE, workers=1)
     assert res.to_dict() == wmt17_cli
-    # the files' own partitioning, whatever Spark makes of it
-    assert evalstream.spark.score(df, metrics=TEXT_METRICS, slice_by=TEXT_SLICE, workers=1).to_dict() == wmt17_cli
+    if parts == 13:  # the files' own partitioning, whatever Spark makes of it
+        assert evalstream.spark.score(df, metrics=TEXT_METRICS, slice_by=TEXT_SLICE, workers=1).to_dict() == wmt17_cli
 
 
 def test_classification_equals_cli(spark, data_dir: Path, classification_cli: dict) -> None:
@@ -66,16 +66,16 @@ def test_classification_equals_cli(spark, data_dir: Path, classification_cli: di
     assert res.to_dict() == classification_cli
 
 
-def test_one_state_per_partition(spark, data_dir: Path, wmt17_cli: dict) -> None:
+def test_one_state_per_partition(spark, data_dir: Path) -> None:
     df = spark.read.parquet(str(data_dir / "wmt17_8")).repartition(5)
     states = evalstream.spark.fold_partitions(df, metrics=TEXT_METRICS, slice_by=TEXT_SLICE, workers=1).collect()
     assert sorted(r["partition"] for r in states) == list(range(5))
     # empty partitions (more partitions than rows of a filter) fold to states that count nothing
-    few = df.limit(3).repartition(6)
+    few = spark.createDataFrame(df.limit(3).collect(), df.schema).repartition(6)
     res = evalstream.spark.score(few, metrics=["bleu"], workers=1)
     assert res.records == 3
-    st = evalstream.spark.fold(df, metrics=TEXT_METRICS, slice_by=TEXT_SLICE, workers=1)
-    assert st.report().to_dict() == wmt17_cli
+    st = evalstream.spark.fold(few, metrics=["bleu"], workers=1)
+    assert st.report() == res
 
 
 def test_bad_metric_fails_on_the_driver(spark, data_dir: Path) -> None:
@@ -100,7 +100,7 @@ def test_executor_killed_mid_job(spark, data_dir: Path, wmt17_cli: dict, tmp_pat
 
         ctx = TaskContext.get()
         open(os.path.join(mdir, f"p{ctx.partitionId()}-a{ctx.attemptNumber()}-{os.getpid()}"), "w").close()
-        time.sleep(1.5)
+        time.sleep(1)
         yield from batches
 
     df = spark.read.parquet(str(data_dir / "wmt17_13")).repartition(13)
