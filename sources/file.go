@@ -83,7 +83,7 @@ type FileConfig struct {
 	// names starting with "." only when its last element does) or a directory. A directory
 	// selects the supported files directly inside it (not recursively; names starting with
 	// "." or "_" are skipped). An existing file whose name contains glob characters is taken
-	// literally. Files are read in sorted path order.
+	// literally. Files are read in sorted path order. Stdin ("-") reads standard input.
 	Path string
 	// Format is "auto" (the default when empty), "jsonl", "arrow", "arrows" or "parquet".
 	// Each file is read as its first bytes tell (Arrow IPC file "ARROW1", Arrow IPC stream,
@@ -93,6 +93,8 @@ type FileConfig struct {
 	// both read Arrow IPC files and streams. JSON Lines starting with the gzip magic bytes
 	// are decompressed. Feather V1 files are refused with how to convert them.
 	Format string
+	// Stdin is read for the Path Stdin ("-"); nil means os.Stdin.
+	Stdin *os.File
 }
 
 // Validate reports every problem of the configuration at once.
@@ -140,6 +142,9 @@ func Expand(c FileConfig) ([]string, error) {
 func expand(c FileConfig) ([]fileread.Info, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
+	}
+	if c.Path == Stdin {
+		return []fileread.Info{{Path: Stdin, Format: c.format()}}, nil // its bytes are looked at by openFiles
 	}
 	var files []string
 	st, err := os.Stat(c.Path)
@@ -270,6 +275,14 @@ func openFiles(c FileConfig, fields []string, batchSize, maxRecordBytes int, mem
 	}
 	if maxRecordBytes < 0 {
 		maxRecordBytes = 0
+	}
+	if c.Path == Stdin {
+		in, format, err := openStdin(c)
+		if err != nil {
+			return nil, err
+		}
+		fis[0].Format = format
+		return fileread.NewSource(fis, fields, batchSize, maxRecordBytes, mem, in.open)
 	}
 	return fileread.NewSource(fis, fields, batchSize, maxRecordBytes, mem, open)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -26,7 +27,7 @@ const scoreHelp = `Usage: evalstream score [flags] INPUT...
        evalstream score -r REF [-r REF2]... [flags] HYP...
 
 Scores files without a config. INPUTs are JSONL / Arrow / Parquet files, globs or
-directories. With -r, the arguments are plain-text files as sacrebleu and jiwer take them:
+directories, or "-" alone: an Arrow IPC stream or JSON Lines on stdin. With -r, the arguments are plain-text files as sacrebleu and jiwer take them:
 each HYP file is one system (one segment per line), each -r file one reference, all
 line-aligned; any extension, gzip read transparently, "-" for stdin (once). Each system is
 reported as the slice system=NAME (its file's base name without .gz and one text extension
@@ -110,10 +111,8 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if text {
 		src = config.Source{Type: "text", Hypotheses: inputs, References: refFiles}
 	} else {
-		for _, in := range inputs {
-			if in == "-" {
-				return usageErr("stdin (-) is read as plain text: give the references with -r REF")
-			}
+		if slices.Contains(inputs, sources.Stdin) && len(inputs) > 1 {
+			return usageErr("standard input (-) is read alone: give it as the only INPUT")
 		}
 	}
 	cfg := &config.Config{
@@ -158,13 +157,25 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	j.label, j.noProgress = *runName, *noProgress
 	var source pipeline.Source
-	if text {
+	switch {
+	case text:
 		ts, err := j.openSource(ctx)
 		if err != nil {
 			return sourceErr(err)
 		}
 		source = ts
-	} else {
+	case inputs[0] == sources.Stdin:
+		// Opened now, so that input whose format cannot be told is a usage error (exit 2)
+		// before anything runs, as it is for files.
+		ss, err := j.openSource(ctx)
+		if errors.Is(err, sources.ErrFormat) {
+			err = fmt.Errorf("%w\n(plain-text hypotheses on standard input, one segment per line: give the references with -r REF)", err)
+		}
+		if err != nil {
+			return sourceErr(err)
+		}
+		source = ss
+	default:
 		var files []string
 		for _, in := range inputs {
 			fl, err := sources.Expand(sources.FileConfig{Path: in, Format: *inFormat})

@@ -92,8 +92,8 @@ func pathProblems(cfg *config.Config) []string {
 	s := cfg.Source
 	switch s.Type {
 	case "file":
-		if s.Path == "" {
-			break // reported by Validate
+		if s.Path == "" || s.Path == sources.Stdin {
+			break // empty is reported by Validate; stdin cannot be checked
 		}
 		files, err := sources.Expand(sources.FileConfig{Path: s.Path, Format: s.Format})
 		if err != nil {

@@ -17,14 +17,22 @@ import (
 	"github.com/evalstream/evalstream/sources/internal/fileread"
 )
 
-// countFile counts the bytes read from a file (Read and ReadAt) for progress reporting.
+// countFile counts the bytes read from a file (Read and ReadAt) for progress reporting. r,
+// when set, is read instead of f (a stream without a file: standard input).
 type countFile struct {
 	f *os.File
+	r io.Reader
 	n int64
 }
 
 func (c *countFile) Read(p []byte) (int, error) {
-	n, err := c.f.Read(p)
+	var n int
+	var err error
+	if c.r != nil {
+		n, err = c.r.Read(p)
+	} else {
+		n, err = c.f.Read(p)
+	}
 	c.n += int64(n)
 	return n, err
 }
@@ -200,6 +208,33 @@ func open(fi fileread.Info, s *fileread.Options, newIter NewIterFunc) (_ filerea
 	default:
 		return nil, fmt.Errorf("%w %q", fileread.ErrFormat, fi.Format)
 	}
+	return r, nil
+}
+
+// OpenStream reads an Arrow IPC stream from in (standard input), as Open reads an .arrows
+// file; fi names it in errors. A stream has no size to check lengths against, so allocLimit
+// bounds any single allocation instead. The reader does not close in.
+func OpenStream(fi fileread.Info, s *fileread.Options, in io.Reader, allocLimit int64) (_ fileread.Reader, err error) {
+	r := &arrowReader{fi: fi, cnt: &countFile{r: in}, fields: s.Fields, max: s.MaxRecord}
+	base := s.Mem
+	if base == memory.DefaultAllocator {
+		base = arrowBuffers
+	}
+	mem := fileread.LimitAllocator{Allocator: base, Limit: int(allocLimit)}
+	defer func() {
+		if err != nil {
+			err = fileread.FileError(fi.Path, "schema", err)
+		}
+	}()
+	defer fileread.Recovered(&err)
+	mr := newSafeMessageReader(bufio.NewReaderSize(r.cnt, 256<<10), 1<<62, mem)
+	mr.bodies = bodies(s)
+	sr, err := ipc.NewReaderFromMessageReader(mr, ipc.WithAllocator(mem))
+	if err != nil {
+		mr.Release()
+		return nil, fmt.Errorf("%w: %w", fileread.ErrCorrupt, err)
+	}
+	r.it = &ipcStreamIter{r: sr, mr: mr, want: -1}
 	return r, nil
 }
 

@@ -81,6 +81,23 @@ func Open(fi fileread.Info, s *fileread.Options) (fileread.Reader, error) {
 	return r, nil
 }
 
+// OpenReader reads JSON Lines from in (standard input), gzip-compressed when its bytes start
+// with the gzip magic, as Open reads a file; fi names it in positions and errors. The reader
+// does not close in.
+func OpenReader(fi fileread.Info, s *fileread.Options, in io.Reader) (fileread.Reader, error) {
+	r := &jsonlReader{fi: fi, cnt: &countReader{r: in}, dec: newJSONDecoder(s.Fields), max: s.MaxRecord, fields: s.Fields, decoders: &s.Decoders}
+	r.br = bufio.NewReaderSize(r.cnt, 64<<10)
+	r.r = r.br
+	if magic, _ := r.br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		gz, err := gzip.NewReader(r.br)
+		if err != nil {
+			return nil, fileread.FileError(fi.Path, "gzip header", fmt.Errorf("%w: %w", fileread.ErrCorrupt, err))
+		}
+		r.gz, r.r = gz, gz
+	}
+	return r, nil
+}
+
 // BytesRead does not count the bytes read ahead into buffers (they may be a whole file's
 // worth of lines) or the looked-ahead line, except in a compressed file, whose buffered
 // bytes are decompressed ones.
