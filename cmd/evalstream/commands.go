@@ -592,6 +592,12 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 				ci = "poisson: " + stats.ReplicateCost(m.Metric)
 			}
 			fmt.Fprintf(&b, "  ci:       %s\n", ci)
+			sb := stats.Config{Method: stats.MethodSacrebleu, Resamples: 1000, Level: 0.95, Seed: 12345}
+			if w, err := m.WithCI(sb); err == nil {
+				if mem, ok := w.Metric.(interface{ Memory() string }); ok {
+					fmt.Fprintf(&b, "            sacrebleu (--confidence, --paired-bs, --paired-ar exactly): %s\n", mem.Memory())
+				}
+			}
 		}
 		b.WriteString("\n")
 	}
