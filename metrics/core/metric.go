@@ -137,3 +137,13 @@ type OptionDoc struct {
 	Default string // may name per-preset defaults
 	Help    string
 }
+
+// CopyState returns an independent copy of s, a state of m, through its serialized form: what
+// a wrapper state merging into itself reads from.
+func CopyState(m Metric, s State) (State, error) {
+	b, err := s.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	return m.DecodeState(b)
+}

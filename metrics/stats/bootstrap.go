@@ -190,11 +190,7 @@ func (s *BootstrapState) Merge(other core.State) error {
 		return core.Incompatible(s, other)
 	}
 	if o == s { // merging a state into itself: read from a copy
-		b, err := s.MarshalBinary()
-		if err != nil {
-			return err
-		}
-		c, err := s.m.DecodeState(b)
+		c, err := core.CopyState(s.m, s)
 		if err != nil {
 			return err
 		}

@@ -126,12 +126,8 @@ func (s *RandomizationState) Merge(other core.State) error {
 	if !ok || o.m.sig != s.m.sig {
 		return core.Incompatible(s, other)
 	}
-	if o == s {
-		b, err := s.MarshalBinary()
-		if err != nil {
-			return err
-		}
-		c, err := s.m.DecodeState(b)
+	if o == s { // merging a state into itself: read from a copy
+		c, err := core.CopyState(s.m, s)
 		if err != nil {
 			return err
 		}

@@ -116,11 +116,8 @@ func (s *State) Merge(other core.State) error {
 	if o == s { // merging a state into itself: read from a copy
 		c := *o
 		c.segs, c.data = slices.Clone(o.segs), slices.Clone(o.data)
-		b, err := o.Main.MarshalBinary()
-		if err != nil {
-			return err
-		}
-		if c.Main, err = o.m.Metric.DecodeState(b); err != nil {
+		var err error
+		if c.Main, err = core.CopyState(o.m.Metric, o.Main); err != nil {
 			return err
 		}
 		o = &c
