@@ -44,8 +44,15 @@ const (
 	sniffBytes = 64 << 10
 )
 
-// sniffFile reads the first bytes of the file at path.
+// sniffFile reads the first bytes of the file at path. A FIFO or device is not opened: its
+// open can wait for a writer (which no signal interrupts), and what it reads is gone for
+// the reader of the records, so its format comes from its name or the configured format.
 func sniffFile(path string) (sniffed, error) {
+	if st, err := os.Stat(path); err != nil {
+		return sniffed{}, err
+	} else if !st.Mode().IsRegular() {
+		return sniffed{}, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return sniffed{}, err

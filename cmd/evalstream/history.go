@@ -83,8 +83,8 @@ func (j *job) startRun() error {
 }
 
 // fingerprintInputs fingerprints the job's input files (every file a glob or directory
-// selects, in reading order), or names its Kafka topics. Standard input ("-") is named but
-// not hashed: it can be read only once.
+// selects, in reading order), or names its Kafka topics. Standard input ("-") and FIFOs are
+// named but not hashed: they can be read only once.
 func (j *job) fingerprintInputs() ([]sinks.Input, error) {
 	src := j.cfg.Source
 	var paths []string
@@ -125,8 +125,13 @@ func (j *job) fingerprintInputs() ([]sinks.Input, error) {
 	return out, nil
 }
 
-// fingerprintFile returns p's size and the SHA-256 of its first MiB.
+// fingerprintFile returns p's size and the SHA-256 of its first MiB. A FIFO or device is
+// only named, as standard input is: what would be hashed is gone for the run, and its open
+// and reads can wait for a writer for ever.
 func fingerprintFile(p string) (sinks.Input, error) {
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+		return sinks.Input{Path: p}, nil
+	}
 	f, err := os.Open(p)
 	if err != nil {
 		return sinks.Input{}, fmt.Errorf("fingerprint input: %w", err)

@@ -3,10 +3,10 @@ package jsonl
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 
@@ -30,7 +30,7 @@ func (c *countReader) Read(p []byte) (int, error) {
 // jsonlReader reads the records of one JSON Lines file (optionally gzip-compressed).
 type jsonlReader struct {
 	fi  fileread.Info
-	f   *os.File
+	f   io.Closer
 	cnt *countReader
 	br  *bufio.Reader
 	r   io.Reader
@@ -60,7 +60,11 @@ type jsonlReader struct {
 // start with the gzip magic). A line that is not a valid JSON object, or is over
 // s.MaxRecord, is a record with Err set; the rest of the file is still read.
 func Open(fi fileread.Info, s *fileread.Options) (fileread.Reader, error) {
-	f, err := os.Open(fi.Path)
+	ctx := s.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	f, err := fileread.OpenFile(ctx, fi.Path)
 	if err != nil {
 		return nil, fmt.Errorf("sources: %w", err)
 	}

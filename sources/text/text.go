@@ -28,6 +28,7 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
 	"github.com/evalstream/evalstream/sources"
+	"github.com/evalstream/evalstream/sources/internal/fileread"
 )
 
 // Stdin is the path that names standard input.
@@ -107,7 +108,8 @@ func SystemName(path string) string {
 // Open checks the inputs and reads the references (and standard input, when named). Line
 // counts are compared before anything is scored: an error wrapping ErrInput names both files
 // and their counts. fields are the fields the pipeline asked for, in order. Cancelling ctx
-// stops the wait for standard input (a pipe whose writer stays open).
+// stops the wait for standard input and for a FIFO (whose writer stays open, or has not
+// opened it yet).
 func Open(ctx context.Context, cfg Config, fields []string, batchSize int) (*Source, error) {
 	if len(cfg.Hypotheses) == 0 {
 		return nil, fmt.Errorf("%w: no hypothesis file", ErrInput)
@@ -149,7 +151,7 @@ func Open(ctx context.Context, cfg Config, fields []string, batchSize int) (*Sou
 		s.stdin = &l
 	}
 	for _, r := range cfg.References {
-		l, err := s.load(r)
+		l, err := s.load(ctx, r)
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +162,7 @@ func Open(ctx context.Context, cfg Config, fields []string, batchSize int) (*Sou
 	}
 	want := len(s.refs[0].lines)
 	for _, h := range cfg.Hypotheses {
-		n, size, err := s.count(h)
+		n, size, err := s.count(ctx, h)
 		if err != nil {
 			return nil, err
 		}
@@ -190,11 +192,11 @@ func displayPath(p string) string {
 }
 
 // load reads a whole input.
-func (s *Source) load(path string) (lines, error) {
+func (s *Source) load(ctx context.Context, path string) (lines, error) {
 	if path == Stdin {
 		return *s.stdin, nil
 	}
-	f, err := os.Open(path)
+	f, err := fileread.OpenFile(ctx, path)
 	if err != nil {
 		return lines{}, fmt.Errorf("sources: %w", err)
 	}
@@ -204,11 +206,11 @@ func (s *Source) load(path string) (lines, error) {
 
 // count returns the number of lines of an input and its decompressed size without keeping
 // its content.
-func (s *Source) count(path string) (int, int64, error) {
+func (s *Source) count(ctx context.Context, path string) (int, int64, error) {
 	if path == Stdin {
 		return len(s.stdin.lines), s.stdin.bytes, nil
 	}
-	f, err := os.Open(path)
+	f, err := fileread.OpenFile(ctx, path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("sources: %w", err)
 	}
@@ -311,7 +313,7 @@ func (s *Source) Next(ctx context.Context) (*pipeline.Batch, error) {
 		if s.sys >= len(s.hyps) {
 			return nil, io.EOF
 		}
-		l, err := s.load(s.hyps[s.sys])
+		l, err := s.load(ctx, s.hyps[s.sys])
 		if err != nil {
 			return nil, err
 		}

@@ -14,6 +14,7 @@
 package fileread
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -53,6 +54,10 @@ type Options struct {
 	// Decoders holds the JSON decoders of deferred decoding, shared by the files of one
 	// source (a decoder is not safe for concurrent use; each Decode takes one).
 	Decoders sync.Pool
+	// Ctx is the context of the Next call that opens the file (the run's, nil means
+	// context.Background()): a reader of a FIFO or a device stops waiting when it ends
+	// (see OpenFile). It is set by Source before each open, not by the caller.
+	Ctx context.Context
 }
 
 // TooLargeError is the error of a record larger than maxRecordBytes.

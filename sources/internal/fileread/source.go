@@ -69,6 +69,7 @@ func (s *Source) Next(ctx context.Context) (*pipeline.Batch, error) {
 			if s.idx >= len(s.files) {
 				return nil, io.EOF
 			}
+			s.o.Ctx = ctx
 			r, err := s.open(s.files[s.idx], &s.o)
 			if err != nil {
 				s.idx = len(s.files) // a failed source stays failed
