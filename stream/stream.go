@@ -120,7 +120,8 @@ type Range struct {
 // Covered returns the offset range of every partition whose state the results emitted so far
 // (and the next emission) merge, by topic and partition: for a total, all it folded since
 // the group's first snapshot of the partition, across restarts; for a window, the same
-// ranges (the window's messages lie inside; per-window ranges are not tracked). Partitions
+// ranges as known when it is emitted (per-window ranges are not tracked, and a window may be
+// emitted before the snapshot written with it is applied). Partitions
 // without a snapshot yet are absent. Safe for concurrent use (a sink may call it from its
 // Write); the slice belongs to the caller.
 func (e *Engine) Covered() []Range { return e.em.covered() }
