@@ -29,12 +29,22 @@ type RunMeta struct {
 
 // Input fingerprints one input: a file by its path, size and the SHA-256 of its first MiB
 // (enough to tell files apart cheaply; not a content hash of large files), or a Kafka topic
-// by name.
+// by name and the offsets of each partition the results cover.
 type Input struct {
-	Path   string `json:"path,omitempty"`
-	Size   int64  `json:"size,omitempty"`
-	SHA256 string `json:"sha256_first_mib,omitempty"`
-	Topic  string `json:"topic,omitempty"`
+	Path       string           `json:"path,omitempty"`
+	Size       int64            `json:"size,omitempty"`
+	SHA256     string           `json:"sha256_first_mib,omitempty"`
+	Topic      string           `json:"topic,omitempty"`
+	Partitions []PartitionRange `json:"partitions,omitempty"`
+}
+
+// PartitionRange is the offsets of one partition of a Kafka input that the results cover:
+// [StartOffset, EndOffset), EndOffset being the next offset to read (Kafka's own "end
+// offset" sense); equal when nothing was read.
+type PartitionRange struct {
+	Partition   int   `json:"partition"`
+	StartOffset int64 `json:"start_offset"`
+	EndOffset   int64 `json:"end_offset"`
 }
 
 // runFields is the JSON layout of a RunMeta, shared by the history lines and the results

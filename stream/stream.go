@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -106,6 +107,24 @@ func (e *Engine) Consume(ctx context.Context) error {
 func (e *Engine) Final(ctx context.Context) (*pipeline.Accumulator, error) {
 	return e.em.final(ctx)
 }
+
+// Range is the offsets of one partition that an emission covers: the messages [Start, End)
+// (End is the next offset to read, as Kafka's end offsets are; Start == End when nothing was
+// read). Offsets that hold no record (transaction markers, aborted messages) may lie inside.
+type Range struct {
+	Topic      string
+	Partition  int
+	Start, End int64
+}
+
+// Covered returns the offset range of every partition whose state the results emitted so far
+// (and the next emission) merge, by topic and partition: for a total, all it folded since
+// the group's first snapshot of the partition, across restarts; for a window, the same
+// ranges as known when it is emitted (per-window ranges are not tracked, and a window may be
+// emitted before the snapshot written with it is applied). Partitions
+// without a snapshot yet are absent. Safe for concurrent use (a sink may call it from its
+// Write); the slice belongs to the caller.
+func (e *Engine) Covered() []Range { return e.em.covered() }
 
 // lagSetter is implemented by sinks that report consumer lag (prometheus).
 type lagSetter interface{ SetLag(map[string]int64) }
@@ -202,6 +221,28 @@ type emitter struct {
 	consumer   *kafka.Consumer
 	continuous bool
 	synced     bool
+
+	mu     sync.Mutex
+	ranges map[kafka.TopicPartition]Range // of the snapshots in view
+	parts  map[string]bool                // the partitions read, once synced (as stages.View counts them)
+}
+
+func (e *emitter) covered() []Range {
+	e.mu.Lock()
+	out := make([]Range, 0, len(e.ranges))
+	for tp, r := range e.ranges {
+		if e.parts == nil || e.parts[tp.String()] {
+			out = append(out, r)
+		}
+	}
+	e.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Topic != out[j].Topic {
+			return out[i].Topic < out[j].Topic
+		}
+		return out[i].Partition < out[j].Partition
+	})
+	return out
 }
 
 // loop applies updates until the consumer closes the channel. In continuous mode it emits
@@ -261,8 +302,23 @@ func (e *emitter) apply(u kafka.Update) error {
 	case kafka.KindSynced:
 		e.view.SetPartitions(u.Parts)
 		e.synced = true
+		e.mu.Lock()
+		e.parts = map[string]bool{}
+		for _, p := range u.Parts {
+			e.parts[p] = true
+		}
+		e.mu.Unlock()
 	case kafka.KindSnapshot:
-		return e.view.PutSnapshot(u.Part(), u.Payload, u.Env.Done, u.Env.Idle)
+		if err := e.view.PutSnapshot(u.Part(), u.Payload, u.Env.Done, u.Env.Idle); err != nil {
+			return err
+		}
+		tp := kafka.TopicPartition{Topic: u.Env.Topic, Partition: u.Env.Partition}
+		e.mu.Lock()
+		if e.ranges == nil {
+			e.ranges = map[kafka.TopicPartition]Range{}
+		}
+		e.ranges[tp] = Range{Topic: tp.Topic, Partition: tp.Partition, Start: u.Env.Start, End: u.Env.Next}
+		e.mu.Unlock()
 	case kafka.KindWindow:
 		e.view.PutFinal(u.Part(), u.Env.Window, u.Payload)
 	}

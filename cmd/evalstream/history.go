@@ -55,9 +55,29 @@ func (j *job) runMeta() sinks.RunMeta {
 		Duration:         d,
 		Version:          version,
 		GitCommit:        j.gitCommit,
-		Inputs:           j.inputs,
+		Inputs:           j.inputsNow(),
 		MetricsSignature: j.metricsSignature(),
 	}
+}
+
+// inputsNow returns the inputs of the run with, for a Kafka run, the offset ranges of each
+// topic's partitions that the results cover now (inputs itself is not modified).
+func (j *job) inputsNow() []sinks.Input {
+	if j.covered == nil {
+		return j.inputs
+	}
+	rs := j.covered()
+	out := make([]sinks.Input, len(j.inputs))
+	for i, in := range j.inputs {
+		in.Partitions = nil
+		for _, r := range rs {
+			if in.Topic != "" && r.Topic == in.Topic {
+				in.Partitions = append(in.Partitions, sinks.PartitionRange{Partition: r.Partition, StartOffset: r.Start, EndOffset: r.End})
+			}
+		}
+		out[i] = in
+	}
+	return out
 }
 
 // startRun records the start of the run and fingerprints its inputs (before they are read,

@@ -12,7 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/evalstream/evalstream/sinks"
 	corpuswriter "github.com/evalstream/evalstream/sinks/corpus"
+	"github.com/evalstream/evalstream/stream"
 )
 
 func TestGitHead(t *testing.T) {
@@ -296,5 +298,29 @@ func TestRunName(t *testing.T) {
 		require.NoError(t, json.Unmarshal([]byte(r.stdout), &res))
 		require.Equal(t, tt.want, res["run"])
 		require.Contains(t, res, "metrics_signature")
+	}
+}
+
+// TestInputsNowAddsKafkaRanges: a Kafka run's topics get the offset ranges of their own
+// partitions as the engine reports them at the write; the job's inputs stay as they were.
+func TestInputsNowAddsKafkaRanges(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		ranges []stream.Range
+		want   []sinks.Input
+	}{
+		{"no snapshot yet", nil, []sinks.Input{{Topic: "a"}, {Topic: "b"}}},
+		{"by topic", []stream.Range{{Topic: "a", Partition: 0, Start: 0, End: 5}, {Topic: "a", Partition: 1, Start: 3, End: 3}, {Topic: "b", Partition: 0, Start: 7, End: 9}},
+			[]sinks.Input{
+				{Topic: "a", Partitions: []sinks.PartitionRange{{Partition: 0, StartOffset: 0, EndOffset: 5}, {Partition: 1, StartOffset: 3, EndOffset: 3}}},
+				{Topic: "b", Partitions: []sinks.PartitionRange{{Partition: 0, StartOffset: 7, EndOffset: 9}}},
+			}},
+		{"a topic no longer read", []stream.Range{{Topic: "c", Partition: 0, End: 1}}, []sinks.Input{{Topic: "a"}, {Topic: "b"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			j := &job{inputs: []sinks.Input{{Topic: "a"}, {Topic: "b"}}, covered: func() []stream.Range { return tc.ranges }}
+			require.Equal(t, tc.want, j.inputsNow())
+			require.Equal(t, []sinks.Input{{Topic: "a"}, {Topic: "b"}}, j.inputs)
+		})
 	}
 }

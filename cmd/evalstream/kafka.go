@@ -202,6 +202,7 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 		closeSinks(outs)
 		return usageErr("%v", err)
 	}
+	j.covered = eng.Covered
 	if err := eng.Consume(ctx); err != nil {
 		closeSinks(outs)
 		var bre *pipeline.BadRecordError

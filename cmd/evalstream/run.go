@@ -22,6 +22,7 @@ import (
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
 	"github.com/evalstream/evalstream/sources/text"
+	"github.com/evalstream/evalstream/stream"
 )
 
 // stringList is a repeatable string flag.
@@ -98,6 +99,9 @@ type job struct {
 	// emitted, while an emission writes its sinks, is the duration they all report.
 	emitted time.Duration
 	inputs  []sinks.Input
+	// covered, during a Kafka run, returns the offset ranges the results cover
+	// (stream.Engine.Covered); runMeta adds them to the topics of inputs.
+	covered func() []stream.Range
 	// inputFiles, when set, are the input files (score's arguments, each expanded),
 	// instead of those source.path selects.
 	inputFiles []string

@@ -345,6 +345,26 @@ func TestBoundedEqualsFileMode(t *testing.T) {
 	require.Equalf(t, 0, r.code, "kafka run failed:\n%s", tail(r.stderr))
 	t.Logf("bounded run over %d records in 4 partitions: %v\n%s", len(recs), time.Since(start), r.stderr)
 	require.Equal(t, want, readFile(t, out), "bounded Kafka results must equal file-mode results bit for bit")
+	// The run's description names the topic and, per partition, the offsets scored: all of
+	// each partition of the fresh topic, [0, its message count).
+	perPart := make([]int64, 4)
+	for _, m := range msgs {
+		perPart[m.Partition]++
+	}
+	var wantRanges []any
+	for p, n := range perPart {
+		wantRanges = append(wantRanges, map[string]any{"partition": float64(p), "start_offset": float64(0), "end_offset": float64(n)})
+	}
+	wantInput := []any{map[string]any{"topic": topic, "partitions": wantRanges}}
+	requireInput := func(path string) {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var res map[string]any
+		require.NoError(t, json.Unmarshal(b, &res))
+		require.Equal(t, wantInput, res["input"])
+	}
+	requireInput(out)
 
 	// report --from-kafka merges the partitions' snapshots into the same results.
 	rep := run(t, time.Minute, nil, "report", "--from-kafka", state, "--brokers", strings.Join(addrs, ","), "--format", "json")
@@ -356,6 +376,7 @@ func TestBoundedEqualsFileMode(t *testing.T) {
 	r = run(t, time.Minute, nil, "run", "-c", cfg)
 	require.Equalf(t, 0, r.code, "second run failed:\n%s", tail(r.stderr))
 	require.Equal(t, want, readFile(t, out))
+	requireInput(out) // restored from the snapshots: the same ranges
 
 	// Slicing by a header gives the same slices as the field the header copies.
 	out2 := filepath.Join(dir, "kafka-header.json")

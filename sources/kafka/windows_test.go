@@ -279,6 +279,44 @@ func TestContinuousWindowsAndPrometheus(t *testing.T) {
 	f := filepath.Join(dir, "all.jsonl")
 	require.NoError(t, os.WriteFile(f, append(bytes.Join(recs, []byte("\n")), '\n'), 0o644))
 	require.Equal(t, parseJSON(t, fileResults(t, dir, f, "")), totals[len(totals)-1])
+
+	// Every line names the offsets its emission covered; they only grow, and the last total
+	// covers all 300 messages of each partition.
+	ins := jsonlInputs(t, out)
+	prev := make([]float64, parts)
+	for i, in := range ins {
+		require.Len(t, in, 1, "line %d", i)
+		require.Equal(t, topic, in[0]["topic"], "line %d", i)
+		ps, _ := in[0]["partitions"].([]any)
+		for _, p := range ps {
+			pr := p.(map[string]any)
+			n := int(pr["partition"].(float64))
+			require.Equal(t, float64(0), pr["start_offset"], "line %d", i)
+			require.GreaterOrEqual(t, pr["end_offset"].(float64), prev[n], "line %d partition %d", i, n)
+			prev[n] = pr["end_offset"].(float64)
+		}
+	}
+	last := ins[len(ins)-1][0]["partitions"]
+	require.Equal(t, []any{
+		map[string]any{"partition": float64(0), "start_offset": float64(0), "end_offset": float64(300)},
+		map[string]any{"partition": float64(1), "start_offset": float64(0), "end_offset": float64(300)},
+	}, last)
+}
+
+// jsonlInputs reads the input fingerprints of every line of a jsonl sink file.
+func jsonlInputs(t *testing.T, path string) [][]map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var out [][]map[string]any
+	for _, l := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var line struct {
+			Input []map[string]any `json:"input"`
+		}
+		require.NoError(t, json.Unmarshal(l, &line))
+		out = append(out, line.Input)
+	}
+	return out
 }
 
 func jsonlResultsIfExists(t *testing.T, path string) (map[string]map[string]any, []map[string]any) {
