@@ -43,10 +43,21 @@ def cli(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> subp
     return subprocess.run([evalstream.binary_path(), *args], input=stdin, capture_output=True, cwd=cwd)
 
 
+# The run's description at the head of a results JSON (statistics of this invocation: its
+# name, time, duration, version, commit, inputs): two runs over the same rows differ there
+# only, so comparisons leave it out.
+RUN_KEYS = ("run", "started_at", "duration_s", "version", "git_commit", "input", "metrics_signature")
+
+
+def results(d: dict) -> dict:
+    """d without the run's description."""
+    return {k: v for k, v in d.items() if k not in RUN_KEYS}
+
+
 def cli_json(*args: str, **kw: object) -> dict:
     r = cli(*args, **kw)  # type: ignore[arg-type]
     assert r.returncode == 0, r.stderr.decode()
-    return json.loads(r.stdout)
+    return results(json.loads(r.stdout))
 
 
 def metric_flags(metrics: list) -> list[str]:
