@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/klauspost/compress/gzip"
 
 	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
+	"github.com/evalstream/evalstream/sources/format"
 	"github.com/evalstream/evalstream/sources/internal/fileread"
 )
 
@@ -134,31 +133,6 @@ func gzippedBinary(r io.Reader) error {
 	return fmt.Errorf("%w: gzip-compressed data holding %s; decompress it first (gunzip -k), or write it compressed inside (pyarrow: compression='zstd')", ErrFormat, what)
 }
 
-// formatOf tells a file's format from its name ("" when the extension is unknown). It is
-// the fallback when the first bytes do not tell.
-func formatOf(name string) string {
-	n := strings.ToLower(filepath.Base(name))
-	gz := strings.HasSuffix(n, ".gz")
-	n = strings.TrimSuffix(n, ".gz")
-	switch filepath.Ext(n) {
-	case ".jsonl", ".ndjson":
-		return FormatJSONL
-	case ".arrow", ".feather", ".ipc":
-		if !gz {
-			return FormatArrow
-		}
-	case ".arrows":
-		if !gz {
-			return FormatArrows
-		}
-	case ".parquet", ".pq":
-		if !gz {
-			return FormatParquet
-		}
-	}
-	return ""
-}
-
 // family groups the formats read by one reader: "arrows" and "arrow" are both Arrow IPC, and
 // which of the two a file is comes from its bytes.
 func family(f string) string {
@@ -211,8 +185,8 @@ func (c FileConfig) resolve(path string) (string, error) {
 		switch {
 		case s.format != "":
 			return s.format, nil
-		case formatOf(path) != "":
-			return formatOf(path), nil
+		case format.FromName(path) != "":
+			return format.FromName(path), nil
 		}
 		return "", errCannotTell(path, s)
 	}
@@ -243,7 +217,7 @@ func (c FileConfig) selects(path string, inDir bool) (bool, error) {
 		return false, fmt.Errorf("sources: %w", err)
 	}
 	want := c.format()
-	ext := formatOf(path)
+	ext := format.FromName(path)
 	if want == FormatAuto {
 		if ext != "" || s.binary || s.refused != nil {
 			return true, nil

@@ -17,7 +17,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -27,6 +26,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/array"
 	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/evalstream/evalstream/sources/format"
 )
 
 // Chunk is how many rows Write puts in one Arrow record batch or Parquet row group.
@@ -129,8 +129,8 @@ func writeCorpus(path string, records []map[string]any, chunk int) error {
 // writeCorpusChunks writes n records with the given schema; next(start) returns the records
 // start, start+1, ... of one chunk (chunk records, fewer at the end).
 func writeCorpusChunks(path string, names []string, types map[string]colType, n, chunk int, next func(start int) ([]map[string]any, error)) (err error) {
-	format := formatOf(path)
-	if format == "" {
+	kind := format.FromName(path)
+	if kind == "" {
 		return fmt.Errorf("sources: write corpus %s: %w: unknown extension", path, ErrFormat)
 	}
 	f, err := os.Create(path)
@@ -145,7 +145,7 @@ func writeCorpusChunks(path string, names []string, types map[string]colType, n,
 			os.Remove(path)
 		}
 	}()
-	switch format {
+	switch kind {
 	case FormatJSONL:
 		err = writeJSONL(f, strings.HasSuffix(strings.ToLower(path), ".gz"), names, types, n, chunk, next)
 	case FormatParquet:
@@ -154,7 +154,7 @@ func writeCorpusChunks(path string, names []string, types map[string]colType, n,
 			err = bw.Flush()
 		}
 	default:
-		err = writeArrowCorpus(f, format, names, types, n, chunk, next)
+		err = writeArrowCorpus(f, kind, names, types, n, chunk, next)
 	}
 	if err != nil {
 		return fmt.Errorf("sources: write corpus %s: %w", path, err)
@@ -652,35 +652,11 @@ var ErrFormat = errors.New("unsupported input format")
 
 // Format names, as sources names them.
 const (
-	FormatJSONL   = "jsonl"
-	FormatArrow   = "arrow"
-	FormatArrows  = "arrows"
-	FormatParquet = "parquet"
+	FormatJSONL   = format.JSONL
+	FormatArrow   = format.Arrow
+	FormatArrows  = format.Arrows
+	FormatParquet = format.Parquet
 )
-
-// formatOf is the format a file name's extension names, as sources tells it, or "".
-func formatOf(name string) string {
-	n := strings.ToLower(filepath.Base(name))
-	gz := strings.HasSuffix(n, ".gz")
-	n = strings.TrimSuffix(n, ".gz")
-	switch filepath.Ext(n) {
-	case ".jsonl", ".ndjson":
-		return FormatJSONL
-	case ".arrow", ".feather", ".ipc":
-		if !gz {
-			return FormatArrow
-		}
-	case ".arrows":
-		if !gz {
-			return FormatArrows
-		}
-	case ".parquet", ".pq":
-		if !gz {
-			return FormatParquet
-		}
-	}
-	return ""
-}
 
 // WriteChunks is Write with chunk records per Arrow record batch and Parquet row group (tests
 // build files of many small row groups with it).

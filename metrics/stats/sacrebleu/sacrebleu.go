@@ -567,26 +567,28 @@ func npMean(v []float64, f32 bool) float64 {
 		for i, x := range v {
 			xs[i] = float32(x)
 		}
-		return round(float64(pairwise32(xs))/float64(len(v)), true)
+		return round(float64(pairwise(xs))/float64(len(v)), true)
 	}
-	return pairwise64(v) / float64(len(v))
+	return pairwise(v) / float64(len(v))
 }
 
 // pwBlock is numpy's PW_BLOCKSIZE: below it, eight interleaved accumulators.
 const pwBlock = 128
 
-// pairwise64 is numpy's DOUBLE_pairwise_sum (numpy/_core/src/umath/loops_utils.h.src).
-func pairwise64(a []float64) float64 {
+// pairwise is numpy's DOUBLE_pairwise_sum and FLOAT_pairwise_sum
+// (numpy/_core/src/umath/loops_utils.h.src): the same order of additions, each rounded to F
+// (Go instantiates float32 and float64 separately), as numpy's loops do.
+func pairwise[F float32 | float64](a []F) F {
 	n := len(a)
 	switch {
 	case n < 8:
-		res := math.Copysign(0, -1)
+		res := F(math.Copysign(0, -1))
 		for _, x := range a {
 			res += x
 		}
 		return res
 	case n <= pwBlock:
-		var r [8]float64
+		var r [8]F
 		copy(r[:], a[:8])
 		i := 8
 		for ; i < n-n%8; i += 8 {
@@ -602,35 +604,5 @@ func pairwise64(a []float64) float64 {
 	}
 	n2 := n / 2
 	n2 -= n2 % 8
-	return pairwise64(a[:n2]) + pairwise64(a[n2:])
-}
-
-// pairwise32 is numpy's FLOAT_pairwise_sum: the same order, float32 accumulators.
-func pairwise32(a []float32) float32 {
-	n := len(a)
-	switch {
-	case n < 8:
-		res := float32(math.Copysign(0, -1))
-		for _, x := range a {
-			res += x
-		}
-		return res
-	case n <= pwBlock:
-		var r [8]float32
-		copy(r[:], a[:8])
-		i := 8
-		for ; i < n-n%8; i += 8 {
-			for j := range r {
-				r[j] += a[i+j]
-			}
-		}
-		res := ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-		for ; i < n; i++ {
-			res += a[i]
-		}
-		return res
-	}
-	n2 := n / 2
-	n2 -= n2 % 8
-	return pairwise32(a[:n2]) + pairwise32(a[n2:])
+	return pairwise(a[:n2]) + pairwise(a[n2:])
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/apache/arrow/go/v15/arrow/memory"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/sources/format"
 )
 
 // Sentinel errors, re-exported by package sources (which documents them): the same values,
@@ -33,11 +34,11 @@ var (
 
 // Format names of Info.Format (and of sources.FileConfig.Format).
 const (
-	FormatAuto    = "auto"
-	FormatJSONL   = "jsonl"
-	FormatArrow   = "arrow"
-	FormatArrows  = "arrows"
-	FormatParquet = "parquet"
+	FormatAuto    = format.Auto
+	FormatJSONL   = format.JSONL
+	FormatArrow   = format.Arrow
+	FormatArrows  = format.Arrows
+	FormatParquet = format.Parquet
 )
 
 // Options is what a format's Open needs of the source reading the file.
