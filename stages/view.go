@@ -211,21 +211,31 @@ func (v *View) fingerprint(start int64) uint64 {
 
 // Window merges the window's contributions into results with Window set.
 func (v *View) Window(start int64) (*pipeline.Results, error) {
+	acc, span, err := v.WindowTotal(start)
+	if err != nil {
+		return nil, err
+	}
+	r := acc.Results()
+	r.Window = span
+	return r, nil
+}
+
+// WindowTotal merges the window's contributions into a new accumulator (the caller's; a
+// gate needs the states, not only the values) and returns it with the window's span.
+func (v *View) WindowTotal(start int64) (*pipeline.Accumulator, *pipeline.WindowSpan, error) {
 	acc := pipeline.NewAccumulator(v.plan)
 	keys, states := v.contributions(start)
 	for i, b := range states {
 		a, err := pipeline.DecodeState(b)
 		if err != nil {
-			return nil, fmt.Errorf("window %s, partition %s: %w", fmtNs(start), keys[i], err)
+			return nil, nil, fmt.Errorf("window %s, partition %s: %w", fmtNs(start), keys[i], err)
 		}
 		if err := acc.Merge(a); err != nil {
-			return nil, fmt.Errorf("window %s, partition %s: %w", fmtNs(start), keys[i], err)
+			return nil, nil, fmt.Errorf("window %s, partition %s: %w", fmtNs(start), keys[i], err)
 		}
 	}
-	r := acc.Results()
 	s, e := v.spec.Span(start)
-	r.Window = &pipeline.WindowSpan{Start: s, End: e}
-	return r, nil
+	return acc, &pipeline.WindowSpan{Start: s, End: e}, nil
 }
 
 // SealHorizon is how many window sizes behind the most advanced partition's watermark an

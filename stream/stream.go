@@ -9,7 +9,9 @@
 // exit codes; a library user or another front end can drive the same run. Package pipeline
 // holds the engine of file inputs; a new engine is a package next to these two.
 //
-// Imports: pipeline, stages, sources/kafka, config (defaults) and metrics/core.
+// With a gate, every results object written carries its verdict (see Config.Gate).
+//
+// Imports: pipeline, pipeline/gate, stages, sources/kafka, config (defaults) and metrics/core.
 //
 // Memory: records handed to a processor are valid only during Process (kafka.Processor);
 // what a processor keeps (dead letters' Raw) is copied. Results written to sinks belong to
@@ -31,6 +33,7 @@ import (
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/pipeline/gate"
 	"github.com/evalstream/evalstream/sources/kafka"
 	"github.com/evalstream/evalstream/stages"
 )
@@ -52,6 +55,16 @@ type Config struct {
 	// (config.DefaultEmitInterval when <= 0); else results are emitted at the end only.
 	Continuous   bool
 	EmitInterval time.Duration
+	// Gate, when set, is evaluated on every results object written — each window, each
+	// running total and the final total — and its verdict is the results' gate object. A
+	// failing verdict never stops the run (a continuous run is a service; a bounded run's
+	// caller decides on the final total's verdict, Engine.Verdict); it is logged through
+	// Logf, except for the final total of a bounded run. A gate that cannot be evaluated
+	// (a *gate.ConfigError: a relative drop on a zero baseline slice...) stops the run
+	// with that error, before the results are written.
+	Gate *gate.Gate
+	// Logf receives the engine's messages (a failing gate's verdicts); nil: none.
+	Logf func(format string, args ...any)
 }
 
 // Engine is one run over Kafka. It is used by one goroutine: Consume, then Final.
@@ -80,7 +93,11 @@ func New(kc kafka.Config, c Config) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	em := &emitter{plan: c.Plan, view: stages.NewView(c.Plan, c.Window), sinks: c.Sinks, consumer: consumer, continuous: c.Continuous}
+	logf := c.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	em := &emitter{plan: c.Plan, view: stages.NewView(c.Plan, c.Window), sinks: c.Sinks, consumer: consumer, continuous: c.Continuous, gate: c.Gate, logf: logf}
 	return &Engine{cfg: c, consumer: consumer, em: em}, nil
 }
 
@@ -107,6 +124,11 @@ func (e *Engine) Consume(ctx context.Context) error {
 func (e *Engine) Final(ctx context.Context) (*pipeline.Accumulator, error) {
 	return e.em.final(ctx)
 }
+
+// Verdict returns the gate's verdict on the last total written (after Final: on the final
+// total), or nil without a gate or before a total was written. The verdict is shared, not
+// copied; it is not changed after it is returned.
+func (e *Engine) Verdict() *gate.Verdict { return e.em.verdict }
 
 // Range is the offsets of one partition that an emission covers: the messages [Start, End)
 // (End is the next offset to read, as Kafka's end offsets are; Start == End when nothing was
@@ -221,6 +243,10 @@ type emitter struct {
 	consumer   *kafka.Consumer
 	continuous bool
 	synced     bool
+	gate       *gate.Gate
+	logf       func(format string, args ...any)
+	// verdict is the gate's verdict on the last total written.
+	verdict *gate.Verdict
 
 	mu     sync.Mutex
 	ranges map[kafka.TopicPartition]Range // of the snapshots in view
@@ -325,7 +351,30 @@ func (e *emitter) apply(u kafka.Update) error {
 	return nil
 }
 
-func (e *emitter) write(ctx context.Context, r *pipeline.Results) error {
+// emission names what a results object is, in the log lines of a failing gate.
+type emission int
+
+const (
+	emitWindow emission = iota
+	emitRunning
+	emitFinal
+)
+
+// write evaluates the gate on acc (whose results r are) and writes r to every sink.
+func (e *emitter) write(ctx context.Context, acc *pipeline.Accumulator, r *pipeline.Results, what emission) error {
+	if e.gate != nil {
+		v, err := e.gate.Evaluate(gate.FromRun(acc, r))
+		if err != nil {
+			return err
+		}
+		r.Gate = v
+		if what != emitWindow {
+			e.verdict = v
+		}
+		if !v.Passed && (e.continuous || what != emitFinal) {
+			e.logf("gate FAILED on %s: %s", describe(r, what), failures(v))
+		}
+	}
 	for _, s := range e.sinks {
 		if err := s.Write(ctx, r); err != nil {
 			return err
@@ -334,13 +383,44 @@ func (e *emitter) write(ctx context.Context, r *pipeline.Results) error {
 	return nil
 }
 
+// describe names the emission of r for a log line: the window's span, or which total, with
+// its record count.
+func describe(r *pipeline.Results, what emission) string {
+	switch {
+	case r.Window != nil:
+		return fmt.Sprintf("window [%s, %s) (%d records)", r.Window.Start.Format(time.RFC3339Nano), r.Window.End.Format(time.RFC3339Nano), r.Records)
+	case what == emitFinal:
+		return fmt.Sprintf("the final total (%d records)", r.Records)
+	default:
+		return fmt.Sprintf("the running total (%d records)", r.Records)
+	}
+}
+
+// failures lists the rule results of v that failed, one "metric [slice]: reason" each.
+func failures(v *gate.Verdict) string {
+	var out []string
+	for _, rr := range v.Rules {
+		if rr.Passed {
+			continue
+		}
+		name := rr.Metric
+		if rr.Slice != nil {
+			name += " [" + *rr.Slice + "]"
+		}
+		out = append(out, name+": "+rr.Reason)
+	}
+	return strings.Join(out, "; ")
+}
+
 func (e *emitter) emitWindows(ctx context.Context) error {
 	for _, start := range e.view.Ready() {
-		r, err := e.view.Window(start)
+		acc, span, err := e.view.WindowTotal(start)
 		if err != nil {
 			return err
 		}
-		if err := e.write(ctx, r); err != nil {
+		r := acc.Results()
+		r.Window = span
+		if err := e.write(ctx, acc, r, emitWindow); err != nil {
 			return err
 		}
 		e.view.MarkEmitted(start)
@@ -363,7 +443,7 @@ func (e *emitter) emitTotal(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return e.write(ctx, total.Results())
+	return e.write(ctx, total, total.Results(), emitRunning)
 }
 
 // final emits the windows that are complete and the total, and returns the total.
@@ -375,7 +455,7 @@ func (e *emitter) final(ctx context.Context) (*pipeline.Accumulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return total, e.write(ctx, total.Results())
+	return total, e.write(ctx, total, total.Results(), emitFinal)
 }
 
 // Report merges the latest snapshot of every partition in the state topic of kc, which

@@ -39,9 +39,6 @@ func (j *job) prepareGate() error {
 	if g == nil {
 		return nil
 	}
-	if j.cfg.Source.Type == "kafka" {
-		return usageErr("gate: applies to file and text sources; for Kafka, save the state (state.path or --save-state) and run `evalstream gate -c GATE.yaml STATE`")
-	}
 	types := map[string]string{}
 	for _, m := range j.plan.Metrics {
 		types[m.Name] = m.Type

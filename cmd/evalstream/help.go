@@ -20,7 +20,10 @@ value of the config can be overridden with --set; "evalstream validate" checks a
 first. Exit 0 on success; 1 on a runtime failure, including a run that scored no record
 (whatever on_error) or had more bad records than pipeline.max_bad; 2 on a config error; 3
 when the config's gate: fails (the results and sinks are still written); 130 or 143 when
-stopped by SIGINT or SIGTERM (no results written).
+stopped by SIGINT or SIGTERM (no results written). A continuous Kafka run (source.mode:
+continuous) is a service: it applies its gate to every window and total it emits (each
+results object carries its verdict; failures are logged on stderr) and is not stopped by a
+failing gate; SIGINT/SIGTERM end it normally (exit 0, final results written).
 
 Examples:
   evalstream run -c pipeline.yaml

@@ -14,6 +14,7 @@ import (
 
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/pipeline/gate"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources/kafka"
 	"github.com/evalstream/evalstream/stages"
@@ -196,8 +197,14 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 	}
 
 	pol := j.policy()
+	var logMu sync.Mutex
+	logf := func(format string, args ...any) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		fmt.Fprintf(stderr, "evalstream: "+format+"\n", args...)
+	}
 	eng, err := stream.New(kc, stream.Config{Plan: j.plan, Window: spec, Policy: pol, Dead: dead, Sinks: outs,
-		Continuous: continuous, EmitInterval: time.Duration(j.cfg.Source.EmitInterval)})
+		Continuous: continuous, EmitInterval: time.Duration(j.cfg.Source.EmitInterval), Gate: j.gate, Logf: logf})
 	if err != nil {
 		closeSinks(outs)
 		return usageErr("%v", err)
@@ -205,6 +212,9 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 	j.covered = eng.Covered
 	if err := eng.Consume(ctx); err != nil {
 		closeSinks(outs)
+		if ce := (*gate.ConfigError)(nil); errors.As(err, &ce) {
+			return gateErr(err)
+		}
 		var bre *pipeline.BadRecordError
 		if errors.As(err, &bre) {
 			return runtimeErr(err)
@@ -236,9 +246,20 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 		err = cerr
 	}
 	if err != nil {
-		return runtimeErr(err)
+		return gateErr(err)
 	}
-	return nil
+	if continuous {
+		// A service: its gate's verdicts are in every results object it wrote, and the
+		// failing ones were logged; stopping it is its normal end.
+		return nil
+	}
+	// A bounded run ends as a file run does: no record scored is a failure, then the
+	// gate's PASS/FAIL lines and exit 3 when it failed.
+	if err := noRecordsErr(total); err != nil {
+		return err
+	}
+	j.verdict = eng.Verdict()
+	return j.gateOutcome(stdout, stderr)
 }
 
 // interruptedMessage says what became of a bounded run stopped by a signal, true to the
