@@ -284,3 +284,73 @@ func TestCompareTextSystemsPairByLine(t *testing.T) {
 	require.Equal(t, "online-B.de", c.Metrics["bleu"][1].System)
 	require.NotNil(t, c.Metrics["bleu"][1].PValue)
 }
+
+// TestComparePerClass: a per-class metric (f1 per class) is compared class by class —
+// deltas, delta intervals and p-values under "classes" in the JSON, one table line per class
+// and system — identically from saved states and from one input.
+func TestComparePerClass(t *testing.T) {
+	dir := t.TempDir()
+	systemsCorpus(t, dir)
+	const f1 = "metrics: [{type: f1, prediction: cls}]\n" + ciSection + "sinks: [{type: json, path: out.json}]\n"
+	for _, s := range []string{"base", "good", "tiny"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, s+"-f1.yaml"), []byte("source: {type: file, path: "+s+".jsonl}\n"+f1), 0o644))
+		r := run(t, dir, "run", "-c", s+"-f1.yaml", "--save-state", s+".state")
+		require.Equal(t, 0, r.code, r.stderr)
+	}
+	across := run(t, dir, "compare", "--baseline", "base.state", "good.state", "tiny.state", "--format", "json")
+	require.Equal(t, 0, across.code, across.stderr)
+	var c struct {
+		Metrics map[string][]struct {
+			System  string `json:"system"`
+			Reason  string `json:"reason"`
+			Classes []struct {
+				Class       int64                        `json:"class"`
+				Value       *float64                     `json:"value"`
+				Delta       *float64                     `json:"delta"`
+				DeltaCI     *struct{ Low, High float64 } `json:"delta_ci"`
+				PValue      *float64                     `json:"p_value"`
+				Significant *bool                        `json:"significant"`
+			} `json:"classes"`
+		} `json:"metrics"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(across.stdout), &c), across.stdout)
+	rows := c.Metrics["f1"]
+	require.Len(t, rows, 3)
+	for _, r := range rows {
+		require.Empty(t, r.Reason)
+		require.Len(t, r.Classes, 3)
+		for k, cl := range r.Classes {
+			require.Equal(t, int64(k), cl.Class)
+			if r.System == "base" {
+				require.Nil(t, cl.PValue)
+				continue
+			}
+			require.InDelta(t, *cl.Value-*rows[0].Classes[k].Value, *cl.Delta, 1e-12)
+			require.LessOrEqual(t, cl.DeltaCI.Low, *cl.Delta)
+			require.GreaterOrEqual(t, cl.DeltaCI.High, *cl.Delta)
+			// good fixes half of base's errors in every class; tiny breaks one answer.
+			require.Equal(t, r.System == "good", *cl.Significant, "%s class %d p = %v", r.System, k, *cl.PValue)
+		}
+	}
+
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "all-f1.yaml"), []byte("source: {type: file, path: all.jsonl}\n"+f1), 0o644))
+	b, err := os.ReadFile(filepath.Join(dir, "all.jsonl"))
+	require.NoError(t, err)
+	var keep []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.Contains(line, `"system":"worse"`) {
+			keep = append(keep, line)
+		}
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "all.jsonl"), []byte(strings.Join(keep, "\n")+"\n"), 0o644))
+	within := run(t, dir, "compare", "-c", "all-f1.yaml", "--system-field", "system", "--baseline", "base", "--format", "json")
+	require.Equal(t, 0, within.code, within.stderr)
+	require.Equal(t, across.stdout, within.stdout, "per-class compare of saved states and of one input must agree to the bit")
+
+	table := run(t, dir, "compare", "--baseline", "base.state", "good.state", "tiny.state")
+	require.Equal(t, 0, table.code, table.stderr)
+	for k := 0; k < 3; k++ {
+		require.Regexp(t, fmt.Sprintf(`f1\[%d\]\s+base\s+0\.\d+ \[0\.\d+, 0\.\d+\]\s+\(baseline\)`, k), table.stdout)
+		require.Regexp(t, fmt.Sprintf(`f1\[%d\]\s+good\s+0\.\d+ \[0\.\d+, 0\.\d+\]\s+\+0\.\d+ \[\+0\.\d+, \+0\.\d+\]\s+p = 0\.\d{4} \*`, k), table.stdout)
+	}
+}

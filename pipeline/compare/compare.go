@@ -81,6 +81,9 @@ type Row struct {
 	Tested   bool
 	Test     stats.Paired
 	Baseline bool
+	// Classes holds, for a per-class metric, each class's value, interval and (for a
+	// candidate) paired test; nil for other metrics. Value keeps the whole array.
+	Classes []ClassRow
 }
 
 // Significant reports whether the candidate's difference is significant at alpha.
@@ -160,7 +163,16 @@ func compareStates(systems []System, order []int, o Options, get, getAR func(Sys
 					row.Low, row.High = &lo, &hi
 				}
 			}
-			if j > 0 && row.Value != nil {
+			if row.Value != nil {
+				row.Classes = classRows(res)
+			}
+			if j > 0 && row.Value != nil && row.Classes != nil && bootstrapped(bst, st) {
+				if err := testClasses(&row, bst, st, o.Test); err != nil {
+					return nil, fmt.Errorf("metric %s, system %s: %w", name, row.System, err)
+				}
+			} else if _, matrix := row.Value.([][]float64); j > 0 && matrix {
+				row.Reason = "not compared: a matrix (the confusion matrix) is shown, not tested"
+			} else if j > 0 && row.Value != nil {
 				if err := test(&row, bst, st, o, i, systems[order[0]], systems[si], getAR); err != nil {
 					return nil, fmt.Errorf("metric %s, system %s: %w", name, row.System, err)
 				}
@@ -238,6 +250,10 @@ func (r *Report) WriteTable(w io.Writer, digits int) error {
 	fmt.Fprintln(tw, "metric\tsystem\tvalue\tdelta\tp\t")
 	block := func(prefix string, ms []Metric) {
 		for _, m := range ms {
+			if m.perClass() {
+				r.classBlock(tw, prefix, m, digits)
+				continue
+			}
 			for _, row := range m.Rows {
 				val := "null (" + row.Reason + ")"
 				if row.Value != nil {
@@ -377,6 +393,7 @@ type jsonRow struct {
 	PValue      *float64      `json:"p_value,omitempty"`
 	Significant *bool         `json:"significant,omitempty"`
 	Undefined   int           `json:"undefined,omitempty"`
+	Classes     []jsonClass   `json:"classes,omitempty"`
 }
 
 func (r *Report) writeMetrics(b *bytes.Buffer, ms []Metric) {
@@ -405,6 +422,7 @@ func (r *Report) writeMetrics(b *bytes.Buffer, ms []Metric) {
 				jr.Significant = &sig
 				jr.Undefined = t.Undefined
 			}
+			jr.Classes = r.jsonClasses(row)
 			put(b, jr)
 		}
 		b.WriteByte(']')
