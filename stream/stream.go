@@ -72,14 +72,16 @@ type Engine struct {
 	cfg      Config
 	consumer *kafka.Consumer
 	em       *emitter
+	counts   *counts
 }
 
 // New validates kc and builds the consumer (kafka.New's errors are configuration errors).
 func New(kc kafka.Config, c Config) (*Engine, error) {
 	var bad atomic.Int64
+	cn := &counts{live: map[*partProc]struct{}{}}
 	newProc := func(tp kafka.TopicPartition, state []byte) (kafka.Processor, error) {
 		p := &partProc{folder: pipeline.NewFolder(c.Plan), tr: stages.NewTracker(c.Plan, c.Window), pol: c.Policy, bad: &bad, wantDead: c.Dead != nil,
-			windowless: c.Window == nil, columnar: c.Window == nil && c.Plan.Columnar()}
+			windowless: c.Window == nil, columnar: c.Window == nil && c.Plan.Columnar(), counts: cn}
 		if state != nil {
 			if err := p.tr.Restore(state); err != nil {
 				return nil, err
@@ -87,6 +89,7 @@ func New(kc kafka.Config, c Config) (*Engine, error) {
 		}
 		p.counted = p.tr.Total.Skipped
 		bad.Add(p.counted)
+		cn.add(p)
 		return p, nil
 	}
 	consumer, err := kafka.New(kc, newProc, c.Dead)
@@ -98,7 +101,7 @@ func New(kc kafka.Config, c Config) (*Engine, error) {
 		logf = func(string, ...any) {}
 	}
 	em := &emitter{plan: c.Plan, view: stages.NewView(c.Plan, c.Window), sinks: c.Sinks, consumer: consumer, continuous: c.Continuous, gate: c.Gate, logf: logf}
-	return &Engine{cfg: c, consumer: consumer, em: em}, nil
+	return &Engine{cfg: c, consumer: consumer, em: em, counts: cn}, nil
 }
 
 // Consume runs the consumer until the end offsets (bounded mode) or until ctx is done
@@ -162,6 +165,10 @@ type partProc struct {
 	dead       []pipeline.DeadLetter
 	windowless bool
 	columnar   bool // no windows, and every metric folds integer columns
+	// scored and rejected count this processor's records for Engine.Progress: one atomic
+	// add per message or run of messages, on a counter no other partition writes.
+	scored, rejected atomic.Int64
+	counts           *counts
 }
 
 // ValuesOnly reports whether nothing but the messages' records is used: no windows, which
@@ -174,16 +181,27 @@ func (p *partProc) Columnar() bool { return p.columnar }
 // ProcessColumns folds a run of integer records into the total when every metric accepts
 // all of them; else it reports false and the consumer calls Process for each.
 func (p *partProc) ProcessColumns(c *pipeline.Columns) bool {
-	return p.columnar && p.folder.FoldColumns(p.tr.Total, c)
+	if !p.columnar || !p.folder.FoldColumns(p.tr.Total, c) {
+		return false
+	}
+	p.scored.Add(int64(c.N))
+	return true
 }
 
 func (p *partProc) Process(recs []pipeline.Record, m *kafkago.Message) error {
+	var scored, rejected int64
+	defer func() {
+		p.scored.Add(scored)
+		p.rejected.Add(rejected)
+	}()
 	for i := range recs {
 		rec := &recs[i]
 		rej := p.tr.Fold(p.folder, rec, m.Time.UnixNano())
 		if rej == nil {
+			scored++
 			continue
 		}
+		rejected++
 		p.counted++
 		n := p.bad.Add(1)
 		if !p.pol.Unlimited && !p.pol.IsFraction && n > p.pol.MaxBad {
@@ -233,7 +251,74 @@ func (p *partProc) Ack() {
 	p.dead = nil
 }
 
-func (p *partProc) Close() { p.bad.Add(-p.counted) }
+func (p *partProc) Close() {
+	p.bad.Add(-p.counted)
+	p.counts.retire(p)
+}
+
+// counts sums the records of every processor of the run, live and closed (a partition
+// revoked in a rebalance keeps what it counted). Safe for concurrent use.
+type counts struct {
+	mu               sync.Mutex
+	live             map[*partProc]struct{}
+	scored, rejected int64 // of closed processors
+}
+
+func (c *counts) add(p *partProc) {
+	c.mu.Lock()
+	c.live[p] = struct{}{}
+	c.mu.Unlock()
+}
+
+func (c *counts) retire(p *partProc) {
+	c.mu.Lock()
+	delete(c.live, p)
+	c.scored += p.scored.Load()
+	c.rejected += p.rejected.Load()
+	c.mu.Unlock()
+}
+
+func (c *counts) sum() (scored, rejected int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	scored, rejected = c.scored, c.rejected
+	for p := range c.live {
+		scored += p.scored.Load()
+		rejected += p.rejected.Load()
+	}
+	return scored, rejected
+}
+
+// Progress is how far a run has come, for a progress display.
+type Progress struct {
+	// Records and Bad count the records this instance scored and rejected in this run
+	// (not those of the snapshots it resumed).
+	Records, Bad int64
+	// Done and Total are, in bounded mode, the offsets this run has passed and the
+	// offsets it has to pass, summed over the partitions whose position is known (Total
+	// is 0 in continuous mode, or before any position is known).
+	Done, Total int64
+	// Lag is, in continuous mode, how many messages the partitions this instance reads
+	// are behind their high-water marks as of their last fetch; -1 when unknown.
+	Lag int64
+}
+
+// Progress returns the run's progress. Safe for concurrent use with Consume.
+func (e *Engine) Progress() Progress {
+	p := Progress{Lag: -1}
+	p.Records, p.Bad = e.counts.sum()
+	for _, pos := range e.consumer.Positions() {
+		if pos.End >= 0 {
+			p.Total += max(pos.End-pos.Start, 0)
+			p.Done += max(min(pos.Next, pos.End)-pos.Start, 0)
+			continue
+		}
+		if pos.HighWater >= 0 {
+			p.Lag = max(p.Lag, 0) + max(pos.HighWater-pos.Next, 0)
+		}
+	}
+	return p
+}
 
 // emitter owns the view of every partition's durable state and writes results to sinks.
 type emitter struct {

@@ -110,7 +110,15 @@ func (j *job) runName() string {
 // executeKafka runs a Kafka source with package stream: it wires the topics, the dead
 // letters and the sinks, and maps the run's errors to exit codes.
 func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePath string) error {
-	kc, transport, err := j.kafkaSettings(stderr)
+	// The progress display (shown from the start of consumption) owns the terminal line:
+	// log lines and tables written meanwhile clear it first.
+	progress := newProgress(stderr, j.noProgress)
+	logw := stderr
+	if progress != nil {
+		logw = progress
+		stdout = progress.around(stdout)
+	}
+	kc, transport, err := j.kafkaSettings(logw)
 	if err != nil {
 		return err
 	}
@@ -201,7 +209,7 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 	logf := func(format string, args ...any) {
 		logMu.Lock()
 		defer logMu.Unlock()
-		fmt.Fprintf(stderr, "evalstream: "+format+"\n", args...)
+		fmt.Fprintf(logw, "evalstream: "+format+"\n", args...)
 	}
 	eng, err := stream.New(kc, stream.Config{Plan: j.plan, Window: spec, Policy: pol, Dead: dead, Sinks: outs,
 		Continuous: continuous, EmitInterval: time.Duration(j.cfg.Source.EmitInterval), Gate: j.gate, Logf: logf})
@@ -210,7 +218,10 @@ func (j *job) executeKafka(ctx context.Context, stdout, stderr io.Writer, savePa
 		return usageErr("%v", err)
 	}
 	j.covered = eng.Covered
-	if err := eng.Consume(ctx); err != nil {
+	stopProgress := progress.run(kafkaCounts(eng))
+	err = eng.Consume(ctx)
+	stopProgress()
+	if err != nil {
 		closeSinks(outs)
 		if ce := (*gate.ConfigError)(nil); errors.As(err, &ce) {
 			return gateErr(err)

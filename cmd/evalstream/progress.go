@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/stream"
 )
 
 const (
@@ -21,32 +23,62 @@ const (
 	progressLogEvery = 10 * time.Second
 )
 
+// progressCounts is one reading of a run's counters.
+type progressCounts struct {
+	records, bad int64
+	// done of total is how much of the input was read: bytes of the input files, or
+	// offsets of a bounded Kafka run; total 0 = unknown (no percentage or ETA).
+	done, total int64
+	// lag is a continuous Kafka run's lag in messages; -1 = unknown or not applicable.
+	lag int64
+}
+
+// fileCounts reads the counters of a file run; total is the input's size (0 = unknown).
+func fileCounts(p *pipeline.Progress, total int64) func() progressCounts {
+	return func() progressCounts {
+		return progressCounts{records: p.Records.Load(), bad: p.Bad.Load(), done: p.Bytes.Load(), total: total, lag: -1}
+	}
+}
+
+// kafkaCounts reads the counters of a Kafka run: offsets passed of those to pass in a
+// bounded run, the lag in a continuous one.
+func kafkaCounts(eng *stream.Engine) func() progressCounts {
+	return func() progressCounts {
+		p := eng.Progress()
+		return progressCounts{records: p.Records, bad: p.Bad, done: p.Done, total: p.Total, lag: p.Lag}
+	}
+}
+
 // progressPrinter renders a run's progress on stderr: on a terminal one line redrawn in
 // place (records, rate, bad records, and the percentage and ETA when the input size is
-// known); elsewhere one log line every progressLogEvery. It takes the time from its caller
-// (update's now), so that its throttling is tested without waiting. It is not safe for
-// concurrent use: one goroutine drives it.
+// known, or the lag of a continuous Kafka run); elsewhere one log line every
+// progressLogEvery. It takes the time from its caller (update's now), so that its
+// throttling is tested without waiting. Its methods are safe for concurrent use: one
+// goroutine drives update while others write log lines through it (Write), which clear
+// the terminal line first so that a message never lands in the middle of it.
 type progressPrinter struct {
+	mu    sync.Mutex
 	w     io.Writer
 	tty   bool
-	total int64 // input bytes; 0 = unknown
 	start time.Time
 	next  time.Time // not a terminal: when the next line is due
 	shown bool      // terminal: a line is on screen
 }
 
-func newProgressPrinter(w io.Writer, tty bool, total int64, start time.Time) *progressPrinter {
-	return &progressPrinter{w: w, tty: tty, total: total, start: start, next: start.Add(progressLogEvery)}
+func newProgressPrinter(w io.Writer, tty bool, start time.Time) *progressPrinter {
+	return &progressPrinter{w: w, tty: tty, start: start, next: start.Add(progressLogEvery)}
 }
 
 // update shows the counters read at now, if it is time to.
-func (p *progressPrinter) update(now time.Time, records, bad, bytes int64) {
+func (p *progressPrinter) update(now time.Time, c progressCounts) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	el := now.Sub(p.start)
 	if p.tty {
 		if el < progressQuiet {
 			return
 		}
-		fmt.Fprint(p.w, "\r"+progressLine(el, records, bad, bytes, p.total)+"\033[K")
+		fmt.Fprint(p.w, "\r"+progressLine(el, c)+"\033[K")
 		p.shown = true
 		return
 	}
@@ -57,29 +89,67 @@ func (p *progressPrinter) update(now time.Time, records, bad, bytes int64) {
 	for !p.next.After(now) {
 		p.next = p.next.Add(progressLogEvery)
 	}
-	fmt.Fprintf(p.w, "evalstream: progress: %s\n", progressLine(el, records, bad, bytes, p.total))
+	fmt.Fprintf(p.w, "evalstream: progress: %s\n", progressLine(el, c))
+}
+
+// clear removes the terminal line, if one is shown; p.mu is held.
+func (p *progressPrinter) clear() {
+	if p.tty && p.shown {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.shown = false
+	}
 }
 
 // finish clears the terminal line, so that the results and messages that follow start on a
 // clean line. Log lines stay.
 func (p *progressPrinter) finish() {
-	if p.tty && p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
+	p.mu.Lock()
+	p.clear()
+	p.mu.Unlock()
 }
 
+// Write writes b (whole lines) to the printer's writer after clearing the terminal line;
+// the next tick draws it again.
+func (p *progressPrinter) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+	return p.w.Write(b)
+}
+
+// around returns a writer for w (another stream on the same terminal, stdout) whose
+// writes clear the terminal line first, as Write does.
+func (p *progressPrinter) around(w io.Writer) io.Writer {
+	if !p.tty {
+		return w
+	}
+	return writerFunc(func(b []byte) (int, error) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.clear()
+		return w.Write(b)
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
 // progressLine describes the progress after el: records, rate and bad records; with a known
-// total size, the share of bytes read and the time left at the rate so far.
-func progressLine(el time.Duration, records, bad, bytes, total int64) string {
+// total, the share read and the time left at the rate so far; with a known lag, the lag.
+func progressLine(el time.Duration, c progressCounts) string {
 	rate := 0.0
 	if el > 0 {
-		rate = float64(records) / el.Seconds()
+		rate = float64(c.records) / el.Seconds()
 	}
-	line := fmt.Sprintf("%d records, %.0f rec/s, %d bad", records, rate, bad)
-	if total <= 0 {
+	line := fmt.Sprintf("%d records, %.0f rec/s, %d bad", c.records, rate, c.bad)
+	if c.lag >= 0 {
+		line += fmt.Sprintf(", lag %d", c.lag)
+	}
+	if c.total <= 0 {
 		return line
 	}
-	frac := min(float64(bytes)/float64(total), 1)
+	frac := min(float64(c.done)/float64(c.total), 1)
 	line += fmt.Sprintf(", %.1f%%", 100*frac)
 	if frac > 0 {
 		eta := time.Duration(float64(el) * (1 - frac) / frac)
@@ -88,23 +158,26 @@ func progressLine(el time.Duration, records, bad, bytes, total int64) string {
 	return line
 }
 
-// startProgress shows the progress of a run on stderr (see progressPrinter) until the
-// returned function is called; that function stops it and clears a terminal line. Nothing
-// is shown when off, or when stderr is not a file (a test's buffer).
-func startProgress(stderr io.Writer, off bool, p *pipeline.Progress, src pipeline.Source) func() {
+// newProgress returns the progress display of a run on stderr (see progressPrinter), or nil
+// when off or when stderr is not a file (a test's buffer).
+func newProgress(stderr io.Writer, off bool) *progressPrinter {
 	f, ok := stderr.(*os.File)
 	if off || !ok {
-		return func() {}
+		return nil
 	}
 	st, err := f.Stat()
 	if err != nil {
+		return nil
+	}
+	return newProgressPrinter(f, st.Mode()&os.ModeCharDevice != 0, time.Now())
+}
+
+// run shows the counters read every progressTick until the returned function is called;
+// that function stops it and clears a terminal line. A nil printer shows nothing.
+func (p *progressPrinter) run(read func() progressCounts) func() {
+	if p == nil {
 		return func() {}
 	}
-	var total int64
-	if s, ok := src.(pipeline.Sizer); ok {
-		total = s.TotalBytes()
-	}
-	pp := newProgressPrinter(f, st.Mode()&os.ModeCharDevice != 0, total, time.Now())
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -114,12 +187,22 @@ func startProgress(stderr io.Writer, off bool, p *pipeline.Progress, src pipelin
 		for {
 			select {
 			case <-done:
-				pp.finish()
+				p.finish()
 				return
 			case now := <-t.C:
-				pp.update(now, p.Records.Load(), p.Bad.Load(), p.Bytes.Load())
+				p.update(now, read())
 			}
 		}
 	}()
 	return func() { close(done); <-finished }
+}
+
+// startProgress shows the progress of a file run on stderr until the returned function is
+// called (see newProgress and run).
+func startProgress(stderr io.Writer, off bool, p *pipeline.Progress, src pipeline.Source) func() {
+	var total int64
+	if s, ok := src.(pipeline.Sizer); ok {
+		total = s.TotalBytes()
+	}
+	return newProgress(stderr, off).run(fileCounts(p, total))
 }

@@ -11,21 +11,27 @@ import (
 
 func TestProgressLine(t *testing.T) {
 	tests := []struct {
-		name                       string
-		el                         time.Duration
-		records, bad, bytes, total int64
-		want                       string
+		name                      string
+		el                        time.Duration
+		records, bad, done, total int64
+		lag                       int64
+		want                      string
 	}{
-		{"size unknown", 2 * time.Second, 1000, 3, 5000, 0, "1000 records, 500 rec/s, 3 bad"},
-		{"a quarter read", 10 * time.Second, 2500, 0, 25, 100, "2500 records, 250 rec/s, 0 bad, 25.0%, ETA 30s"},
-		{"nothing read yet", 3 * time.Second, 0, 0, 0, 100, "0 records, 0 rec/s, 0 bad, 0.0%"},
-		{"more read than the size (capped)", time.Second, 10, 0, 150, 100, "10 records, 10 rec/s, 0 bad, 100.0%, ETA 0s"},
-		{"long run", 90 * time.Minute, 1_000_000, 12, 3, 4, "1000000 records, 185 rec/s, 12 bad, 75.0%, ETA 30m0s"},
-		{"no time elapsed", 0, 0, 0, 0, 0, "0 records, 0 rec/s, 0 bad"},
+		{"size unknown", 2 * time.Second, 1000, 3, 5000, 0, -1, "1000 records, 500 rec/s, 3 bad"},
+		{"a quarter read", 10 * time.Second, 2500, 0, 25, 100, -1, "2500 records, 250 rec/s, 0 bad, 25.0%, ETA 30s"},
+		{"nothing read yet", 3 * time.Second, 0, 0, 0, 100, -1, "0 records, 0 rec/s, 0 bad, 0.0%"},
+		{"more read than the size (capped)", time.Second, 10, 0, 150, 100, -1, "10 records, 10 rec/s, 0 bad, 100.0%, ETA 0s"},
+		{"long run", 90 * time.Minute, 1_000_000, 12, 3, 4, -1, "1000000 records, 185 rec/s, 12 bad, 75.0%, ETA 30m0s"},
+		{"no time elapsed", 0, 0, 0, 0, 0, -1, "0 records, 0 rec/s, 0 bad"},
+		// A bounded Kafka run: offsets passed of those between the start and end offsets.
+		{"kafka bounded", 20 * time.Second, 6000, 2, 6000, 8000, -1, "6000 records, 300 rec/s, 2 bad, 75.0%, ETA 7s"},
+		// A continuous Kafka run: no end, the lag behind the high-water marks.
+		{"kafka continuous", 4 * time.Second, 800, 1, 0, 0, 35, "800 records, 200 rec/s, 1 bad, lag 35"},
+		{"kafka continuous, caught up", 4 * time.Second, 800, 0, 0, 0, 0, "800 records, 200 rec/s, 0 bad, lag 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, progressLine(tt.el, tt.records, tt.bad, tt.bytes, tt.total))
+			require.Equal(t, tt.want, progressLine(tt.el, progressCounts{records: tt.records, bad: tt.bad, done: tt.done, total: tt.total, lag: tt.lag}))
 		})
 	}
 }
@@ -59,11 +65,11 @@ func TestProgressThrottle(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			p := newProgressPrinter(&buf, tt.tty, 100, start)
+			p := newProgressPrinter(&buf, tt.tty, start)
 			for _, d := range tt.ticks {
 				// 10 records a second; 10 % of the bytes a second.
 				n := int64(d / (100 * time.Millisecond))
-				p.update(at(d), n, 0, n)
+				p.update(at(d), progressCounts{records: n, done: n, total: 100, lag: -1})
 			}
 			p.finish()
 			require.Equal(t, tt.want, buf.String())
@@ -71,6 +77,38 @@ func TestProgressThrottle(t *testing.T) {
 				require.NotContains(t, buf.String(), "\r", "no terminal control in a log")
 				require.Equal(t, strings.Count(tt.want, "\n"), strings.Count(buf.String(), "\n"))
 			}
+		})
+	}
+}
+
+// TestProgressAndLogLines: on a terminal, a log line (a Kafka message, a failing gate) or a
+// table written while the progress line is shown clears it first, and the next tick draws
+// it again; in a log, lines are written as they come.
+func TestProgressAndLogLines(t *testing.T) {
+	start := time.Date(2026, 11, 25, 20, 0, 0, 0, time.UTC)
+	c := progressCounts{records: 20, total: 0, lag: 3}
+	for _, tc := range []struct {
+		name string
+		tty  bool
+		want string
+	}{
+		{"terminal", true, "\r20 records, 10 rec/s, 0 bad, lag 3\033[K" + "\r\033[K" + "evalstream: kafka: assigned\n" +
+			"table\n" + "\r20 records, 7 rec/s, 0 bad, lag 3\033[K" + "\r\033[K"},
+		{"log", false, "evalstream: kafka: assigned\n" + "table\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// stdout and stderr share the terminal: the test writes both into one buffer.
+			var errb bytes.Buffer
+			p := newProgressPrinter(&errb, tc.tty, start)
+			out := p.around(&errb)
+			p.update(start.Add(2*time.Second), c)
+			_, err := p.Write([]byte("evalstream: kafka: assigned\n"))
+			require.NoError(t, err)
+			_, err = out.Write([]byte("table\n"))
+			require.NoError(t, err)
+			p.update(start.Add(3*time.Second), c)
+			p.finish()
+			require.Equal(t, tc.want, errb.String())
 		})
 	}
 }

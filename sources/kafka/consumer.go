@@ -106,6 +106,7 @@ type Consumer struct {
 	envMu     sync.Mutex
 	envs      map[string]Envelope // latest snapshot envelope per "topic/partition"
 	synced    bool                // the initial state has been read
+	pos       map[TopicPartition]*Position
 	completed bool
 }
 
@@ -229,6 +230,13 @@ func (c *Consumer) deliver(u Update) {
 	if u.Env.Kind == KindSnapshot {
 		c.envMu.Lock()
 		c.envs[u.Part()] = u.Env
+		// A snapshot read before the run synced is earlier runs' progress: this run
+		// starts at its end. One first seen later covers this run from its start.
+		start := u.Env.Start
+		if !c.synced {
+			start = u.Env.Next
+		}
+		c.track(TopicPartition{u.Env.Topic, u.Env.Partition}, start, u.Env.Next, -1)
 		c.envMu.Unlock()
 	}
 	c.updates <- u
@@ -399,6 +407,7 @@ func (c *Consumer) work(ctx context.Context, gen *kafkago.Generation, commits *o
 		ps.proc, ps.start, ps.next, ps.dirty = proc, next, next, true
 	}
 	defer ps.proc.Close()
+	c.advance(tp, ps.next, ps.next, -1)
 	target, bounded := c.targets[tp], c.cfg.bounded()
 	if bounded && ps.next >= target {
 		if ps.done && !ps.dirty {
@@ -521,6 +530,7 @@ func (c *Consumer) fold(ps *partState, msgs []kafkago.Message, dec *Decoder, cb 
 	if last != nil {
 		ps.dirty = true
 		ps.idle = last.HighWaterMark > 0 && ps.next >= last.HighWaterMark
+		c.advance(ps.tp, ps.next, ps.next, last.HighWaterMark)
 	}
 	return nil
 }
