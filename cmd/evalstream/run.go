@@ -54,7 +54,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	savePath := fs.String("save-state", "", "also write the reduced metric states to this file (for merge/report)")
 	runName := fs.String("run-name", "", "label of this run in the results JSON, CSV and history (default: the config's run_name, else the config file's base name)")
 	gitCommit := fs.String("git-commit", "", "commit recorded in the history (default: HEAD of the working directory's git work tree)")
-	noProgress := fs.Bool("no-progress", false, "show no progress on stderr (default: a line redrawn on a terminal, a log line every 10 s otherwise)")
+	noProgress := fs.Bool("no-progress", false, "show no progress on stderr (default: a line redrawn on a terminal, a log line every 10 s otherwise; percent and ETA of a file run or a bounded Kafka run, the lag of a continuous one)")
 	var sets stringList
 	fs.Var(&sets, "set", "override a config value: key.path=value (repeatable)")
 	if err := parseFlags(fs, args); err != nil {

@@ -225,7 +225,7 @@ func (s *BootstrapState) Result() core.Result {
 	if r.Value == nil {
 		return r
 	}
-	r.CI = s.interval(r.Value)
+	r.CI = s.interval(r)
 	return r
 }
 
@@ -252,12 +252,12 @@ func (s *BootstrapState) ReplicateValues() []any {
 	return out
 }
 
-func (s *BootstrapState) interval(value any) *core.Interval {
+func (s *BootstrapState) interval(res core.Result) *core.Interval {
 	c := s.m.Config
 	iv := &core.Interval{Level: c.Level, Method: c.Method, Resamples: c.Resamples, Seed: c.Seed}
-	reps := s.ReplicateValues()
-	switch v := value.(type) {
+	switch v := res.Value.(type) {
 	case float64:
+		reps := s.ReplicateValues()
 		vals := make([]float64, 0, len(reps))
 		for _, r := range reps {
 			if f, ok := r.(float64); ok && !math.IsNaN(f) && !math.IsInf(f, 0) {
@@ -272,15 +272,29 @@ func (s *BootstrapState) interval(value any) *core.Interval {
 		lo, hi, se := Spread(vals, c.Level)
 		iv.Low, iv.High, iv.Stderr = lo, hi, se
 	case []float64:
+		// A class's interval comes from the replicates whose results list it, matched by
+		// class: sklearn-style per-class results list the classes seen, and a replicate
+		// that lacks a rare class still holds the others (matched by position, it would
+		// be dropped for every class, or misread). Undefined counts the replicates that
+		// lack a class or hold a non-finite value for one.
+		labels, ok := ClassLabels(res, len(v))
+		if !ok {
+			return nil
+		}
+		reps := s.replicateClasses()
+		for _, r := range reps {
+			if len(r) < len(v) {
+				iv.Undefined++
+			}
+		}
 		los, his, ses := make([]float64, len(v)), make([]float64, len(v)), make([]float64, len(v))
 		vals := make([]float64, 0, len(reps))
 		for k := range v {
+			key := ClassKey(labels[k])
 			vals = vals[:0]
 			for _, r := range reps {
-				if fs, ok := r.([]float64); ok && len(fs) == len(v) && !math.IsNaN(fs[k]) && !math.IsInf(fs[k], 0) {
-					vals = append(vals, fs[k])
-				} else if k == 0 {
-					iv.Undefined++
+				if x, ok := r[key]; ok {
+					vals = append(vals, x)
 				}
 			}
 			los[k], his[k], ses[k] = Spread(vals, c.Level)

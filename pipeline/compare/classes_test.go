@@ -50,7 +50,8 @@ func ids(xs []int64) []core.Value {
 
 // threeClassData: 400 records of classes 0..2; the baseline is right 60% of the time, the
 // candidate fixes some of its errors on class 1 only (so class 1's F1 rises clearly and the
-// others move a little). With extra, the candidate also predicts a class 3 no label has.
+// others move a little). With extra, the candidate also predicts, once, a class 3 no label
+// has: a third of the replicates lack it.
 func threeClassData(extra bool) (labels, base, cand []int64) {
 	rng := rand.New(rand.NewSource(5))
 	for i := 0; i < 400; i++ {
@@ -63,7 +64,7 @@ func threeClassData(extra bool) (labels, base, cand []int64) {
 		if l == 1 && b != 1 && rng.Float64() < 0.7 {
 			c = 1
 		}
-		if extra && i%37 == 0 {
+		if extra && i == 5 {
 			c = 3
 		}
 		labels, base, cand = append(labels, l), append(base, b), append(cand, c)
@@ -174,6 +175,10 @@ func TestPerClassEqualsOneVsRest(t *testing.T) {
 				require.True(t, got.Tested, "%s class %d (extra %v): %s", typ, k, extra, got.Reason)
 				require.Equal(t, pos.Test, got.Test, "%s class %d (extra %v)", typ, k, extra)
 				require.Equal(t, *pos.Value, *got.Value)
+				// The class's interval is its own replicates' too, whatever other
+				// classes a replicate lacks.
+				require.Equal(t, *pos.Low, *got.Low, "%s class %d (extra %v)", typ, k, extra)
+				require.Equal(t, *pos.High, *got.High, "%s class %d (extra %v)", typ, k, extra)
 			}
 			if !extra {
 				require.Len(t, multi.Classes, 3)
