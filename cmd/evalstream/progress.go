@@ -63,6 +63,11 @@ type progressPrinter struct {
 	start time.Time
 	next  time.Time // not a terminal: when the next line is due
 	shown bool      // terminal: a line is on screen
+	// lastAt and lastRecords are the time and record count of the last line shown: a
+	// continuous Kafka run (a service, which may run for months) shows the rate since
+	// then, not since its start.
+	lastAt      time.Time
+	lastRecords int64
 }
 
 func newProgressPrinter(w io.Writer, tty bool, start time.Time) *progressPrinter {
@@ -74,22 +79,24 @@ func (p *progressPrinter) update(now time.Time, c progressCounts) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	el := now.Sub(p.start)
-	if p.tty {
-		if el < progressQuiet {
-			return
-		}
-		fmt.Fprint(p.w, "\r"+progressLine(el, c)+"\033[K")
-		p.shown = true
+	if p.tty && el < progressQuiet || !p.tty && now.Before(p.next) {
 		return
 	}
-	if now.Before(p.next) {
+	rate := averageRate(el, c.records)
+	if c.lag >= 0 && !p.lastAt.IsZero() && now.After(p.lastAt) {
+		rate = float64(c.records-p.lastRecords) / now.Sub(p.lastAt).Seconds()
+	}
+	p.lastAt, p.lastRecords = now, c.records
+	if p.tty {
+		fmt.Fprint(p.w, "\r"+formatProgress(rate, el, c)+"\033[K")
+		p.shown = true
 		return
 	}
 	// The next line is due on the 10 s grid from the start, however late this tick came.
 	for !p.next.After(now) {
 		p.next = p.next.Add(progressLogEvery)
 	}
-	fmt.Fprintf(p.w, "evalstream: progress: %s\n", progressLine(el, c))
+	fmt.Fprintf(p.w, "evalstream: progress: %s\n", formatProgress(rate, el, c))
 }
 
 // clear removes the terminal line, if one is shown; p.mu is held.
@@ -135,13 +142,22 @@ type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
-// progressLine describes the progress after el: records, rate and bad records; with a known
-// total, the share read and the time left at the rate so far; with a known lag, the lag.
+// progressLine describes the progress after el: records, rate since the start and bad
+// records; with a known total, the share read and the time left at the rate so far; with a
+// known lag, the lag.
 func progressLine(el time.Duration, c progressCounts) string {
-	rate := 0.0
-	if el > 0 {
-		rate = float64(c.records) / el.Seconds()
+	return formatProgress(averageRate(el, c.records), el, c)
+}
+
+func averageRate(el time.Duration, records int64) float64 {
+	if el <= 0 {
+		return 0
 	}
+	return float64(records) / el.Seconds()
+}
+
+// formatProgress is progressLine with the rate given.
+func formatProgress(rate float64, el time.Duration, c progressCounts) string {
 	line := fmt.Sprintf("%d records, %.0f rec/s, %d bad", c.records, rate, c.bad)
 	if c.lag >= 0 {
 		line += fmt.Sprintf(", lag %d", c.lag)

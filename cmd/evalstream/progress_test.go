@@ -93,7 +93,7 @@ func TestProgressAndLogLines(t *testing.T) {
 		want string
 	}{
 		{"terminal", true, "\r20 records, 10 rec/s, 0 bad, lag 3\033[K" + "\r\033[K" + "evalstream: kafka: assigned\n" +
-			"table\n" + "\r20 records, 7 rec/s, 0 bad, lag 3\033[K" + "\r\033[K"},
+			"table\n" + "\r20 records, 0 rec/s, 0 bad, lag 3\033[K" + "\r\033[K"},
 		{"log", false, "evalstream: kafka: assigned\n" + "table\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -111,4 +111,24 @@ func TestProgressAndLogLines(t *testing.T) {
 			require.Equal(t, tc.want, errb.String())
 		})
 	}
+}
+
+// TestProgressRateOfAService: a continuous Kafka run (a known lag) shows the rate since its
+// previous line, so that a service running for days shows its current rate; other runs
+// show the rate since their start.
+func TestProgressRateOfAService(t *testing.T) {
+	start := time.Date(2026, 11, 25, 20, 0, 0, 0, time.UTC)
+	var buf bytes.Buffer
+	p := newProgressPrinter(&buf, false, start)
+	// 1000 records a second for 10 s, then 100 a second.
+	p.update(start.Add(10*time.Second), progressCounts{records: 10000, lag: 5})
+	p.update(start.Add(20*time.Second), progressCounts{records: 11000, lag: 0})
+	require.Equal(t, "evalstream: progress: 10000 records, 1000 rec/s, 0 bad, lag 5\n"+
+		"evalstream: progress: 11000 records, 100 rec/s, 0 bad, lag 0\n", buf.String())
+	buf.Reset()
+	p = newProgressPrinter(&buf, false, start)
+	p.update(start.Add(10*time.Second), progressCounts{records: 10000, lag: -1})
+	p.update(start.Add(20*time.Second), progressCounts{records: 11000, lag: -1})
+	require.Equal(t, "evalstream: progress: 10000 records, 1000 rec/s, 0 bad\n"+
+		"evalstream: progress: 11000 records, 550 rec/s, 0 bad\n", buf.String())
 }
