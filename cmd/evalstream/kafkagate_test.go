@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,9 +42,11 @@ func newTopic(t *testing.T, broker, prefix string, values []string) string {
 	}
 	w := &kafkago.Writer{Addr: kafkago.TCP(broker), Topic: topic, BatchTimeout: 10 * time.Millisecond, RequiredAcks: kafkago.RequireAll}
 	defer w.Close()
+	// One timestamp for all: they fall in one window whatever the clock.
+	now := time.Now()
 	msgs := make([]kafkago.Message, len(values))
 	for i, v := range values {
-		msgs[i] = kafkago.Message{Value: []byte(v)}
+		msgs[i] = kafkago.Message{Value: []byte(v), Time: now}
 	}
 	// A topic just created may not have its leader yet.
 	require.Eventually(t, func() bool { return w.WriteMessages(ctx, msgs...) == nil }, time.Minute, 200*time.Millisecond, "produce to %s", topic)
@@ -195,58 +198,87 @@ func TestKafkaBoundedNoRecords(t *testing.T) {
 
 // TestKafkaContinuousGate: a continuous run evaluates its gate on every emission — each
 // results line of the history carries its verdict, and each failing one is logged on
-// stderr with what it was — and keeps running; stopped by SIGTERM, it exits 0.
+// stderr with what it was (the running total, a window) — and keeps running; stopped by
+// SIGTERM, it exits 0.
 func TestKafkaContinuousGate(t *testing.T) {
 	broker := kafkaBroker(t)
-	dir := t.TempDir()
-	topic := newTopic(t, broker, "kgatec", accuracyRecords())
-	cfg := filepath.Join(dir, "k.yaml")
-	require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(`source: {type: kafka, brokers: [%q], topic: %s, group: %s-g, mode: continuous, emit_interval: 200ms}
+	for _, tc := range []struct {
+		name, window string
+		// wantLog must be logged at least twice while the run goes on.
+		wantLog *regexp.Regexp
+	}{
+		{"running totals", "", regexp.MustCompile(`evalstream: gate FAILED on the running total \(16 records\): acc: 0\.75 < min 0\.9\n`)},
+		// Every message falls in the current hour (message time); the window is
+		// emitted, open, once the partition is idle (it has no more messages).
+		{"windows", "window: {type: tumbling, size: 1h, time: message}\n",
+			regexp.MustCompile(`evalstream: gate FAILED on window \[\d{4}-\d\d-\d\dT\d\d:00:00Z, \d{4}-\d\d-\d\dT\d\d:00:00Z\) \(16 records\): acc: 0\.75 < min 0\.9\n`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			topic := newTopic(t, broker, "kgatec", accuracyRecords())
+			cfg := filepath.Join(dir, "k.yaml")
+			require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(`source: {type: kafka, brokers: [%q], topic: %s, group: %s-g, mode: continuous, emit_interval: 200ms}
 metrics: [{type: accuracy, name: acc}]
-sinks: [{type: jsonl, path: history.jsonl}]
+%ssinks: [{type: jsonl, path: history.jsonl}]
 gate: {rules: [{metric: acc, min: 0.9}, {metric: acc, max: 1}]}
-`, broker, topic, topic)), 0o644))
-	cmd := exec.Command(binary, "run", "-c", cfg, "--no-progress")
-	cmd.Dir = dir
-	var out lockedOutput
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	defer func() { _ = cmd.Process.Kill() }()
-	const failLine = "evalstream: gate FAILED on the running total (16 records): acc: 0.75 < min 0.9\n"
-	require.Eventually(t, func() bool { return strings.Count(out.String(), failLine) >= 2 },
-		2*time.Minute, 100*time.Millisecond, "two running totals, each failing, logged:\n%s", out.String())
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	require.NoError(t, cmd.Wait(), "a failing gate does not change how a service ends:\n%s", out.String())
-	require.Contains(t, out.String(), "evalstream: gate FAILED on the final total (16 records): acc: 0.75 < min 0.9\n")
-	require.NotContains(t, out.String(), "gate PASS", "a continuous run logs the failures only")
+`, broker, topic, topic, tc.window)), 0o644))
+			cmd := exec.Command(binary, "run", "-c", cfg, "--no-progress")
+			cmd.Dir = dir
+			var out lockedOutput
+			cmd.Stdout, cmd.Stderr = &out, &out
+			require.NoError(t, cmd.Start())
+			defer func() { _ = cmd.Process.Kill() }()
+			seen := func() bool {
+				if tc.window == "" {
+					return len(tc.wantLog.FindAllString(out.String(), -1)) >= 2
+				}
+				// A window is emitted once (again only if its contributions change);
+				// a running total after it shows the run went on.
+				return tc.wantLog.MatchString(out.String()) && strings.Contains(out.String(), "gate FAILED on the running total (16 records)")
+			}
+			require.Eventually(t, seen, 2*time.Minute, 100*time.Millisecond, "failing emissions logged:\n%s", out.String())
+			require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+			require.NoError(t, cmd.Wait(), "a failing gate does not change how a service ends:\n%s", out.String())
+			require.Contains(t, out.String(), "evalstream: gate FAILED on the final total (16 records): acc: 0.75 < min 0.9\n")
+			require.NotContains(t, out.String(), "gate PASS", "a continuous run logs the failures only")
 
-	b, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
-	require.NoError(t, err)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	require.GreaterOrEqual(t, len(lines), 3, "two running totals and the final one")
-	for _, l := range lines {
-		var h struct {
-			Results struct {
-				Records int64 `json:"records"`
-				Gate    *struct {
-					Passed bool `json:"passed"`
-					Rules  []struct {
-						Passed bool   `json:"passed"`
-						Reason string `json:"reason"`
-					} `json:"rules"`
-				} `json:"gate"`
-			} `json:"results"`
-		}
-		require.NoError(t, json.Unmarshal([]byte(l), &h))
-		g := h.Results.Gate
-		require.NotNil(t, g, "every emission carries its verdict: %s", l)
-		require.False(t, g.Passed)
-		require.Len(t, g.Rules, 2)
-		if h.Results.Records == 0 {
-			continue // a total emitted before the first snapshot: no value to bound
-		}
-		require.Equal(t, int64(16), h.Results.Records)
-		require.Equal(t, "0.75 < min 0.9", g.Rules[0].Reason)
-		require.True(t, g.Rules[1].Passed)
+			b, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
+			require.NoError(t, err)
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			require.GreaterOrEqual(t, len(lines), 3)
+			windows := 0
+			for _, l := range lines {
+				var h struct {
+					Results struct {
+						Records int64           `json:"records"`
+						Window  json.RawMessage `json:"window"`
+						Gate    *struct {
+							Passed bool `json:"passed"`
+							Rules  []struct {
+								Passed bool   `json:"passed"`
+								Reason string `json:"reason"`
+							} `json:"rules"`
+						} `json:"gate"`
+					} `json:"results"`
+				}
+				require.NoError(t, json.Unmarshal([]byte(l), &h))
+				g := h.Results.Gate
+				require.NotNil(t, g, "every emission carries its verdict: %s", l)
+				require.False(t, g.Passed)
+				require.Len(t, g.Rules, 2)
+				if h.Results.Window != nil {
+					windows++
+				}
+				if h.Results.Records == 0 {
+					continue // a total emitted before the first snapshot: no value to bound
+				}
+				require.Equal(t, int64(16), h.Results.Records)
+				require.Equal(t, "0.75 < min 0.9", g.Rules[0].Reason)
+				require.True(t, g.Rules[1].Passed)
+			}
+			if tc.window != "" {
+				require.Positive(t, windows, "the window's results are in the history")
+			}
+		})
 	}
 }
