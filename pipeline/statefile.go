@@ -163,7 +163,7 @@ func DecodeState(b []byte) (*Accumulator, error) {
 			return nil, fmt.Errorf("%w: metric %s: %v", ErrStateFormat, sm.Name, err)
 		}
 		if m.Signature() != sm.Signature {
-			return nil, fmt.Errorf("%w: metric %s: saved with signature %q, but its options give %q in this build (a state of another evalstream version, or edited); re-run with the version that wrote it", ErrStateFormat, sm.Name, sm.Signature, m.Signature())
+			return nil, fmt.Errorf("%w: metric %s: saved with signature %q, but its options give %q in this build (they differ in %s; a state of another evalstream version, or edited); re-run with the version that wrote it", ErrStateFormat, sm.Name, sm.Signature, m.Signature(), core.SigDiff(sm.Signature, m.Signature()))
 		}
 		ms = append(ms, m)
 	}
@@ -247,7 +247,7 @@ func SameShape(a, b *Accumulator) error {
 	for i := range pa.Metrics {
 		ma, mb := pa.Metrics[i], pb.Metrics[i]
 		if ma.Name != mb.Name || ma.Type != mb.Type || ma.Signature() != mb.Signature() {
-			return fmt.Errorf("%w: metric %d is %s (%s) in one state and %s (%s) in the other", core.ErrIncompatible, i, ma.Name, ma.Signature(), mb.Name, mb.Signature())
+			return fmt.Errorf("%w: metric %d is %s (%s) in one state and %s (%s) in the other (they differ in %s)", core.ErrIncompatible, i, ma.Name, ma.Signature(), mb.Name, mb.Signature(), core.SigDiff(ma.Signature(), mb.Signature()))
 		}
 	}
 	return nil
