@@ -139,6 +139,14 @@ func SigOptions(sig string) string {
 	return sig
 }
 
+// SigVersion returns the release at the end of sig ("" when it has none).
+func SigVersion(sig string) string {
+	if opts := SigOptions(sig); opts != sig {
+		return sig[len(opts)+len("|version:"):]
+	}
+	return ""
+}
+
 // SigDiff names the pairs in which the signatures a and b differ, in a's order then b's
 // extra keys ("tok: 13a vs intl; version: 0.1.0 vs 0.2.0"), for errors about states that
 // do not merge; "" when they are equal.

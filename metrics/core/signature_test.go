@@ -66,3 +66,8 @@ func TestSigDiff(t *testing.T) {
 		})
 	}
 }
+
+func TestSigVersion(t *testing.T) {
+	require.Equal(t, buildinfo.Version, SigVersion(NewSig("mcc", "sklearn").String()))
+	require.Equal(t, "", SigVersion("type:mcc|compat:sklearn"))
+}
