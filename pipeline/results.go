@@ -34,8 +34,9 @@ type WindowSpan struct{ Start, End time.Time }
 
 // MetricResult is one metric's value.
 type MetricResult struct {
-	Name      string
-	Type      string
+	Name string
+	Type string
+	// Signature is the metric's, with the pairs its result adds (Result.SigData: nrefs).
 	Signature string
 	core.Result
 }
@@ -78,7 +79,8 @@ func (a *Accumulator) metricResults(states []core.State) []MetricResult {
 	out := make([]MetricResult, len(states))
 	for i, st := range states {
 		m := a.plan.Metrics[i]
-		out[i] = MetricResult{Name: m.Name, Type: m.Type, Signature: m.Signature(), Result: sanitize(st.Result())}
+		res := st.Result()
+		out[i] = MetricResult{Name: m.Name, Type: m.Type, Signature: core.SigWithData(m.Signature(), res.SigData), Result: sanitize(res)}
 	}
 	return out
 }

@@ -162,8 +162,14 @@ func DecodeState(b []byte) (*Accumulator, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: metric %s: %v", ErrStateFormat, sm.Name, err)
 		}
+		if m.Signature() != sm.Signature && core.SigOptions(m.Signature()) == core.SigOptions(sm.Signature) {
+			// Only the release differs: the computation may have changed in between, so
+			// states merge only within one release.
+			return nil, fmt.Errorf("%w: metric %s: saved by evalstream %s, this is evalstream %s: a state is finished (merge, report, compare, resume from a state topic) by the release that wrote it; use evalstream %s, or start a new state (a new state topic or group)",
+				ErrStateFormat, sm.Name, core.SigVersion(sm.Signature), core.SigVersion(m.Signature()), core.SigVersion(sm.Signature))
+		}
 		if m.Signature() != sm.Signature {
-			return nil, fmt.Errorf("%w: metric %s: saved with signature %q, but its options give %q in this build (a state of another evalstream version, or edited); re-run with the version that wrote it", ErrStateFormat, sm.Name, sm.Signature, m.Signature())
+			return nil, fmt.Errorf("%w: metric %s: saved with signature %q, but its options give %q in this build (they differ in %s; a state of another evalstream version, or edited); re-run with the version that wrote it", ErrStateFormat, sm.Name, sm.Signature, m.Signature(), core.SigDiff(sm.Signature, m.Signature()))
 		}
 		ms = append(ms, m)
 	}
@@ -247,7 +253,7 @@ func SameShape(a, b *Accumulator) error {
 	for i := range pa.Metrics {
 		ma, mb := pa.Metrics[i], pb.Metrics[i]
 		if ma.Name != mb.Name || ma.Type != mb.Type || ma.Signature() != mb.Signature() {
-			return fmt.Errorf("%w: metric %d is %s (%s) in one state and %s (%s) in the other", core.ErrIncompatible, i, ma.Name, ma.Signature(), mb.Name, mb.Signature())
+			return fmt.Errorf("%w: metric %d is %s (%s) in one state and %s (%s) in the other (they differ in %s)", core.ErrIncompatible, i, ma.Name, ma.Signature(), mb.Name, mb.Signature(), core.SigDiff(ma.Signature(), mb.Signature()))
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"testing"
 
+	"github.com/evalstream/evalstream/internal/buildinfo"
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/stretchr/testify/require"
@@ -126,7 +127,13 @@ func TestStateFileRefusals(t *testing.T) {
 		}, "format version 0, this build reads versions 1 to"},
 		{"options differ from the signature", func() []byte {
 			return reseal(t, b, func(h map[string]any) { bleu(h)["options"] = map[string]any{"ngram": 2} })
-		}, `metric bleu: saved with signature "case:mixed|eff:no|tok:13a|smooth:exp|compat:sacrebleu|ngram:4|`},
+		}, `(they differ in ngram: 4 vs 2; a state of another evalstream version, or edited)`},
+		{"another release", func() []byte {
+			return reseal(t, b, func(h map[string]any) {
+				sig := bleu(h)["signature"].(string)
+				bleu(h)["signature"] = core.SigOptions(sig) + "|version:0.0.1-old"
+			})
+		}, "metric bleu: saved by evalstream 0.0.1-old, this is evalstream " + buildinfo.Version + ": a state is finished (merge, report, compare, resume from a state topic) by the release that wrote it"},
 		{"invalid options", func() []byte {
 			return reseal(t, b, func(h map[string]any) { bleu(h)["options"] = map[string]any{"ngram": 0} })
 		}, "metric bleu: ngram: must be >= 1"},

@@ -213,6 +213,11 @@ func expand(c FileConfig) ([]fileread.Info, error) {
 		if err != nil {
 			return nil, fmt.Errorf("sources: %w", err)
 		}
+		if !st.Mode().IsRegular() && (f == FormatArrow || f == FormatParquet) {
+			// Told before anything runs, as for standard input (the reader refuses it too).
+			return nil, fileread.FileError(p, "", fmt.Errorf("%w: not a regular file (a FIFO or a device), and %s is read from its footer, which only a regular file has; give a regular file, or send an Arrow IPC stream (.arrows) or JSON Lines through it",
+				ErrFormat, describe(f)))
+		}
 		out = append(out, fileread.Info{Path: p, Format: f, Size: st.Size()})
 	}
 	return out, nil

@@ -550,13 +550,25 @@ func cmdList(args []string, stdout, stderr io.Writer) error {
 	}
 	var b strings.Builder
 	b.WriteString("Metric types (option defaults in brackets; `compat` picks a preset, the first is the default;\n`matches` names the reference implementation of each preset, in the same order).\n")
-	b.WriteString("Every metric also takes `name` and, per input role, the record field it reads.\n\n")
+	b.WriteString("Every metric also takes `name` and, per input role, the record field it reads.\n")
+	b.WriteString("`sig` is each preset's signature with default options: type:T|compat:P|options in a fixed\norder|version:V (results add nrefs after compat where a record has references).\n\n")
 	for _, d := range metrics.Docs() {
 		fmt.Fprintf(&b, "%s\n", d.Type)
 		fmt.Fprintf(&b, "  value:    %s\n", d.Value)
 		fmt.Fprintf(&b, "  better:   %s\n", d.Direction)
 		fmt.Fprintf(&b, "  compat:   %s\n", strings.Join(d.Presets, " | "))
 		fmt.Fprintf(&b, "  matches:  %s\n", referenceLine(d.Presets))
+		for _, p := range d.Presets {
+			entry := map[string]any{"type": d.Type, "compat": p}
+			for _, o := range d.Options {
+				if o.Default == "required" {
+					entry[o.Name] = 10
+				}
+			}
+			if m, err := metrics.New(entry); err == nil {
+				fmt.Fprintf(&b, "  sig:      %s\n", m.Signature())
+			}
+		}
 		entry := map[string]any{"type": d.Type}
 		for _, o := range d.Options {
 			if o.Default == "required" { // the roles do not depend on its value

@@ -166,7 +166,7 @@ func sameMetrics(a, b *pipeline.Plan) error {
 		case ma.Name != mb.Name:
 			return fmt.Errorf("%w: metric %d is %s vs %s", stats.ErrUnpaired, i, ma.Name, mb.Name)
 		case ma.Signature() != mb.Signature():
-			return fmt.Errorf("%w: metric %s: options differ (%s vs %s)", stats.ErrUnpaired, ma.Name, ma.Signature(), mb.Signature())
+			return fmt.Errorf("%w: metric %s: options or versions differ (%s; signatures %s vs %s)", stats.ErrUnpaired, ma.Name, core.SigDiff(ma.Signature(), mb.Signature()), ma.Signature(), mb.Signature())
 		}
 	}
 	return nil

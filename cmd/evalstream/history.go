@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalstream/evalstream/internal/buildinfo"
+	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
 	"github.com/evalstream/evalstream/sinks"
 	"github.com/evalstream/evalstream/sources"
@@ -33,11 +35,12 @@ func runLabel(cfgPath string) string {
 
 // metricsSignature identifies what a run's metrics compute: their names and signatures
 // (type and every option), nothing about paths or the source, so that runs over different
-// (dated) files of the same evaluation share it.
+// (dated) files of the same evaluation share it. The signatures' version is left out: a
+// nightly series stays one series across upgrades, and each line carries its version.
 func (j *job) metricsSignature() string {
 	h := sha256.New()
 	for _, m := range j.plan.Metrics {
-		fmt.Fprintf(h, "%s=%s\n", m.Name, m.Signature())
+		fmt.Fprintf(h, "%s=%s\n", m.Name, core.SigOptions(m.Signature()))
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))[:16]
 }
@@ -53,7 +56,7 @@ func (j *job) runMeta() sinks.RunMeta {
 		Run:              j.label,
 		StartedAt:        j.startedAt,
 		Duration:         d,
-		Version:          version,
+		Version:          buildinfo.Version,
 		GitCommit:        j.gitCommit,
 		Inputs:           j.inputsNow(),
 		MetricsSignature: j.metricsSignature(),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/evalstream/evalstream/internal/buildinfo"
 	"github.com/evalstream/evalstream/sinks"
 	corpuswriter "github.com/evalstream/evalstream/sinks/corpus"
 	"github.com/evalstream/evalstream/stream"
@@ -154,7 +155,7 @@ func TestHistoryLine(t *testing.T) {
 		fp, err := fingerprintFile(filepath.Join(dir, f))
 		require.NoError(t, err)
 		require.Equal(t, []any{map[string]any{"path": f, "size": float64(fp.Size), "sha256_first_mib": fp.SHA256}}, line["input"])
-		require.Equal(t, version, line["version"])
+		require.Equal(t, buildinfo.Version, line["version"])
 		started, err := time.Parse(time.RFC3339Nano, line["started_at"].(string))
 		require.NoError(t, err)
 		require.False(t, started.Before(before.Truncate(time.Second)))
@@ -282,7 +283,7 @@ func TestRunName(t *testing.T) {
 			var res map[string]any
 			require.NoError(t, json.Unmarshal(b, &res))
 			require.Equal(t, tt.want, res["run"])
-			require.Equal(t, version, res["version"])
+			require.Equal(t, buildinfo.Version, res["version"])
 		})
 	}
 	for _, tt := range []struct {

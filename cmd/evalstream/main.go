@@ -11,10 +11,8 @@ import (
 	"syscall"
 
 	"github.com/evalstream/evalstream/cmd/evalstream/internal/startup" // initializes before the other packages
+	"github.com/evalstream/evalstream/internal/buildinfo"
 )
-
-// version is the evalstream release; it also enters state files and signatures.
-const version = "0.1.0"
 
 // exitError carries a process exit code: 1 runtime failure, 2 usage or config error, 3 a
 // gate failed.
@@ -148,7 +146,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fmt.Fprint(stderr, commandHelp["version"])
 			return &exitError{0, errHelp}
 		}
-		fmt.Fprintf(stdout, "evalstream %s\n", version)
+		fmt.Fprintf(stdout, "evalstream %s\n", buildinfo.Version)
 		return nil
 	case "help", "-h", "--help":
 		if len(rest) == 1 && rest[0] != "help" {

@@ -7,9 +7,6 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 )
 
-// version is the implementation version in the signatures.
-const version = "1"
-
 // The roles every metric of this package reads.
 var (
 	predictionRole = core.Role{Name: "prediction", Field: "prediction", Required: true,
@@ -50,11 +47,11 @@ func newMetric(typ string, o *core.Options) *Metric {
 		const why = "with compat: torchmetrics (its text metrics split on whitespace and never normalize)"
 		o.Forbid("lowercase", why)
 		o.Forbid("remove_punctuation", why)
-		m.sig = fmt.Sprintf("%s|compat:torchmetrics|version:%s", typ, version)
+		m.sig = core.NewSig(typ, "torchmetrics").String()
 	} else {
 		m.text.lower = o.Bool("lowercase", false)
 		m.text.punct = o.Bool("remove_punctuation", false)
-		m.sig = fmt.Sprintf("%s|compat:jiwer|lc:%s|punct:%s|version:%s", typ, yesNo(m.text.lower), yesNo(m.text.punct), version)
+		m.sig = core.NewSig(typ, "jiwer").YesNo("lc", m.text.lower).YesNo("remove_punctuation", m.text.punct).String()
 	}
 	// wer, mer, wil and wip of one record with the same options share one alignment.
 	unit := "words"

@@ -6,17 +6,12 @@ package bleu
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
-
-// implVersion is the version of this implementation in signatures. Bump it whenever a
-// result for the same options could change.
-const implVersion = "evalstream-1"
 
 type preset uint8
 
@@ -223,12 +218,12 @@ func allFinite(xs []float64) bool {
 	return true
 }
 
-// signature builds the sacrebleu-style signature; nrefs is prepended when not empty.
+// signature builds the signature (core.Sig); nrefs, when not empty, is the data pair that
+// results show after compat, where sacrebleu puts it.
 func (m *Metric) signature(nrefs string) string {
-	var kv []string
-	add := func(k, v string) { kv = append(kv, k+":"+v) }
+	s := core.NewSig("bleu", m.preset.String())
 	if nrefs != "" {
-		add("nrefs", nrefs)
+		s.Add("nrefs", nrefs)
 	}
 	caseStr := "mixed"
 	if m.lower {
@@ -244,38 +239,24 @@ func (m *Metric) signature(nrefs string) string {
 	}
 	if m.preset == presetSacre {
 		// sacrebleu's own keys in its order, then ours.
-		add("case", caseStr)
-		add("eff", yesNo(m.effective))
-		add("tok", m.tokName)
-		add("smooth", m.smoothName())
-		add("compat", m.preset.String())
-		add("ngram", fmt.Sprint(m.order))
-		add("average", avg)
-		add("scale", scale)
-		add("version", implVersion)
-		return strings.Join(kv, "|")
+		s.Add("case", caseStr).YesNo("eff", m.effective).Add("tok", m.tokName).Add("smooth", m.smoothName())
+		return s.Int("ngram", int64(m.order)).Add("average", avg).Add("scale", scale).String()
 	}
-	add("compat", m.preset.String())
-	add("ngram", fmt.Sprint(m.order))
+	s.Int("ngram", int64(m.order))
 	if m.preset != presetIgnite {
 		ws := make([]string, len(m.weights))
 		for i, w := range m.weights {
 			ws[i] = core.FormatFloat(w)
 		}
-		add("weights", strings.Join(ws, ","))
+		s.List("weights", ws)
 	}
 	if m.preset == presetIgnite || m.preset == presetNLTK {
-		add("smooth", m.smoothName())
+		s.Add("smooth", m.smoothName())
 	}
 	if m.preset == presetNLTK {
-		add("reweigh", yesNo(m.autoReweigh))
+		s.YesNo("reweigh", m.autoReweigh)
 	}
-	add("tok", m.tokName)
-	add("case", caseStr)
-	add("average", avg)
-	add("scale", scale)
-	add("version", implVersion)
-	return strings.Join(kv, "|")
+	return s.Add("tok", m.tokName).Add("case", caseStr).Add("average", avg).Add("scale", scale).String()
 }
 
 func (m *Metric) smoothName() string {
@@ -292,13 +273,6 @@ func (m *Metric) smoothName() string {
 		return nltkSmooth[m.nltkMethod]
 	}
 	return "none"
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }
 
 // Signature implements core.Metric.

@@ -3,6 +3,7 @@ package bleu
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -50,9 +51,9 @@ func NewCHRF(o *core.Options) (core.Metric, error) {
 }
 
 func (m *CHRF) signature(nrefs string) string {
-	var kv []string
+	s := core.NewSig("chrf", "sacrebleu")
 	if nrefs != "" {
-		kv = append(kv, "nrefs:"+nrefs)
+		s.Add("nrefs", nrefs)
 	}
 	caseStr := "mixed"
 	if m.lower {
@@ -62,10 +63,9 @@ func (m *CHRF) signature(nrefs string) string {
 	if m.scale100 {
 		scale = "100"
 	}
-	kv = append(kv, "case:"+caseStr, "eff:"+yesNo(!m.eps), fmt.Sprintf("nc:%d", m.charOrder),
-		fmt.Sprintf("nw:%d", m.wordOrder), "space:"+yesNo(m.whitespace), fmt.Sprintf("beta:%d", m.beta),
-		"compat:sacrebleu", "scale:"+scale, "version:"+implVersion)
-	return strings.Join(kv, "|")
+	// sacrebleu's own keys in its order, then ours.
+	s.Add("case", caseStr).YesNo("eff", !m.eps).Int("nc", int64(m.charOrder)).Int("nw", int64(m.wordOrder)).YesNo("space", m.whitespace)
+	return s.Int("beta", m.beta).Add("scale", scale).String()
 }
 
 // Signature implements core.Metric.
@@ -400,8 +400,17 @@ func (m *CHRF) scaled(v float64) float64 {
 	return v / 100
 }
 
-// Result implements core.State.
+// Result implements core.State: the value, and nrefs as the signature's data pair once a
+// record was scored (sacrebleu's nrefs: the references per record, or var when it varies).
 func (s *chrfState) Result() core.Result {
+	r := s.result()
+	if s.n > 0 {
+		r.SigData = "nrefs:" + nrefsOf(s.minRefs, s.maxRefs)
+	}
+	return r
+}
+
+func (s *chrfState) result() core.Result {
 	m := s.m
 	order := m.order()
 	hyp, ref, match := make([]int64, order), make([]int64, order), make([]int64, order)
@@ -475,4 +484,13 @@ func (m *CHRF) SentenceScore(ex *core.Example) (float64, bool) {
 	defer m.scratch.Put(w)
 	m.record(w, ex)
 	return m.scaled(m.fscore(w.best)), true
+}
+
+// nrefsOf is sacrebleu's nrefs of records with lo to hi references: the count, or var when
+// it varies.
+func nrefsOf(lo, hi int64) string {
+	if lo != hi {
+		return "var"
+	}
+	return strconv.FormatInt(hi, 10)
 }

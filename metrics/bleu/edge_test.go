@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalstream/evalstream/internal/buildinfo"
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/internal/goldentest"
 	"github.com/stretchr/testify/require"
@@ -186,19 +187,20 @@ func TestOptions(t *testing.T) {
 }
 
 func TestSignatures(t *testing.T) {
-	require.Equal(t, "case:mixed|eff:no|tok:13a|smooth:exp|compat:sacrebleu|ngram:4|average:micro|scale:1|version:evalstream-1",
+	require.Equal(t, "type:bleu|compat:sacrebleu|case:mixed|eff:no|tok:13a|smooth:exp|ngram:4|average:micro|scale:1|version:"+buildinfo.Version,
 		build(t, "bleu", nil).Signature())
-	require.Equal(t, "case:lc|eff:yes|tok:intl|smooth:floor[0.30]|compat:sacrebleu|ngram:4|average:macro|scale:100|version:evalstream-1",
+	require.Equal(t, "type:bleu|compat:sacrebleu|case:lc|eff:yes|tok:intl|smooth:floor[0.30]|ngram:4|average:macro|scale:100|version:"+buildinfo.Version,
 		build(t, "bleu", map[string]any{"lowercase": true, "effective_order": true, "tokenize": "intl", "smooth": "floor",
 			"smooth_value": 0.3, "average": "macro", "scale": 100}).Signature())
-	require.Equal(t, "compat:nltk|ngram:3|weights:0.5,0.3,0.2|smooth:method5|reweigh:no|tok:whitespace|case:mixed|average:micro|scale:1|version:evalstream-1",
+	require.Equal(t, "type:bleu|compat:nltk|ngram:3|weights:0.5,0.3,0.2|smooth:method5|reweigh:no|tok:whitespace|case:mixed|average:micro|scale:1|version:"+buildinfo.Version,
 		build(t, "bleu", map[string]any{"compat": "nltk", "smooth": "method5", "weights": "0.5,0.3,0.2"}).Signature())
-	require.Equal(t, "compat:ignite|ngram:4|smooth:no_smooth|tok:whitespace|case:mixed|average:macro|scale:1|version:evalstream-1",
+	require.Equal(t, "type:bleu|compat:ignite|ngram:4|smooth:no_smooth|tok:whitespace|case:mixed|average:macro|scale:1|version:"+buildinfo.Version,
 		build(t, "bleu", map[string]any{"compat": "ignite"}).Signature())
-	require.Equal(t, "case:mixed|eff:yes|nc:6|nw:2|space:no|beta:2|compat:sacrebleu|scale:1|version:evalstream-1",
+	require.Equal(t, "type:chrf|compat:sacrebleu|case:mixed|eff:yes|nc:6|nw:2|space:no|beta:2|scale:1|version:"+buildinfo.Version,
 		build(t, "chrf", map[string]any{"word_order": 2}).Signature())
 
-	// The result's signature is sacrebleu's (with nrefs) up to the version, then our keys.
+	// The result's signature is type and compat, then sacrebleu's (with nrefs) up to its
+	// version, then our keys; the results show it as the metric's signature with nrefs.
 	f := goldentest.Load(t, goldenPath)
 	sigs := goldenSignatures(t)
 	checked := 0
@@ -213,14 +215,17 @@ func TestSignatures(t *testing.T) {
 		for i := range exs {
 			st.Add(&exs[i], 1)
 		}
-		sig := st.Result().Details["signature"].(string)
-		require.True(t, strings.HasPrefix(sig, "nrefs:"), sig)
+		res := st.Result()
+		sig := res.Details["signature"].(string)
+		require.Regexp(t, `^type:(bleu|chrf)\|compat:[a-z]+\|nrefs:([0-9]+|var)\|`, sig)
+		require.Equal(t, sig, core.SigWithData(m.Signature(), res.SigData))
 		want, ok := sigs[c.Name]
 		if !ok {
 			continue
 		}
 		want = strings.TrimSuffix(want, "|version:2.6.0")
-		require.True(t, strings.HasPrefix(sig, want+"|"), "%s: %q does not start with sacrebleu's %q", c.Name, sig, want)
+		head := fmt.Sprintf("type:%v|compat:sacrebleu|", c.Metric["type"])
+		require.True(t, strings.HasPrefix(sig, head+want+"|"), "%s: %q does not continue with sacrebleu's %q", c.Name, sig, want)
 		checked++
 	}
 	require.Greater(t, checked, 50)

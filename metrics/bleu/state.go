@@ -363,8 +363,17 @@ func (s *state) nrefs() string {
 	return fmt.Sprint(s.maxRefs)
 }
 
-// Result implements core.State.
+// Result implements core.State: the value, and nrefs as the signature's data pair once a
+// record was scored (sacrebleu's nrefs: the references per record, or var when it varies).
 func (s *state) Result() core.Result {
+	r := s.result()
+	if s.n > 0 {
+		r.SigData = "nrefs:" + s.nrefs()
+	}
+	return r
+}
+
+func (s *state) result() core.Result {
 	m := s.m
 	d := map[string]any{
 		"sys_len":   s.c,

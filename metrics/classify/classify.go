@@ -19,9 +19,6 @@ import (
 // stateVersion is the format version of serialized states.
 const stateVersion = 1
 
-// implVersion is part of every signature; bump it when a result changes.
-const implVersion = "1"
-
 type kind uint8
 
 const (
@@ -206,32 +203,30 @@ func (m *Metric) classNames(o *core.Options, max int) {
 }
 
 func (m *Metric) finish() {
-	var b strings.Builder
-	fmt.Fprintf(&b, "type:%s|compat:%s", kindNames[m.kind], m.compat)
+	b := core.NewSig(kindNames[m.kind], m.compat)
 	switch m.kind {
 	case kAccuracy:
-		fmt.Fprintf(&b, "|top_k:%d", m.topK)
+		b.Int("top_k", m.topK)
 	case kPrecision, kRecall, kF1:
-		fmt.Fprintf(&b, "|average:%s|num_classes:%s", m.average, classesString(m.numClasses))
+		b.Add("average", m.average).Add("num_classes", classesString(m.numClasses))
 		if m.kind == kF1 {
-			fmt.Fprintf(&b, "|beta:%s", core.FormatFloat(m.beta))
+			b.Float("beta", m.beta)
 		}
 		if m.compat == "sklearn" {
-			fmt.Fprintf(&b, "|zero_division:%s", core.FormatFloat(m.zeroDiv))
+			b.Float("zero_division", m.zeroDiv)
 		}
 	case kConfusion:
-		fmt.Fprintf(&b, "|num_classes:%d", m.numClasses)
+		b.Int("num_classes", int64(m.numClasses))
 	case kKappa:
-		fmt.Fprintf(&b, "|weights:%s", m.weights)
+		b.Add("weights", m.weights)
 	case kBalanced:
-		fmt.Fprintf(&b, "|adjusted:%t", m.adjusted)
+		b.YesNo("adjusted", m.adjusted)
 	case kReport:
-		fmt.Fprintf(&b, "|zero_division:%s", core.FormatFloat(m.zeroDiv))
+		b.Float("zero_division", m.zeroDiv)
 	}
 	if m.names != nil {
-		fmt.Fprintf(&b, "|classes:%s", strings.Join(m.names, ","))
+		b.List("classes", m.names)
 	}
-	fmt.Fprintf(&b, "|version:%s", implVersion)
 	m.sig = b.String()
 }
 

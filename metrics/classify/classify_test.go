@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/evalstream/evalstream/internal/buildinfo"
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/stretchr/testify/require"
 )
@@ -278,8 +279,8 @@ func TestOptions(t *testing.T) {
 		require.Error(t, o.Err(), "%s %v", tc.typ, tc.opts)
 	}
 	m := build(t, "f1", map[string]any{"compat": "sklearn", "beta": 2, "average": "macro", "zero_division": 1})
-	require.Equal(t, "type:f1|compat:sklearn|average:macro|num_classes:data|beta:2|zero_division:1|version:1", m.Signature())
-	require.Equal(t, "type:mcc|compat:sklearn|version:1", build(t, "mcc", nil).Signature())
+	require.Equal(t, "type:f1|compat:sklearn|average:macro|num_classes:data|beta:2|zero_division:1|version:"+buildinfo.Version, m.Signature())
+	require.Equal(t, "type:mcc|compat:sklearn|version:"+buildinfo.Version, build(t, "mcc", nil).Signature())
 	// beta = inf is recall, beta = 0 precision
 	inf := run(t, build(t, "f1", map[string]any{"beta": "inf"}), e63P, e63L)
 	rec := run(t, build(t, "recall", nil), e63P, e63L)
@@ -367,8 +368,8 @@ func TestReportOptions(t *testing.T) {
 		wantErr string
 		wantSig string
 	}{
-		{"defaults", nil, "", "type:classification_report|compat:sklearn|zero_division:0|version:1"},
-		{"zero_division 1", map[string]any{"zero_division": 1}, "", "type:classification_report|compat:sklearn|zero_division:1|version:1"},
+		{"defaults", nil, "", "type:classification_report|compat:sklearn|zero_division:0|version:" + buildinfo.Version},
+		{"zero_division 1", map[string]any{"zero_division": 1}, "", "type:classification_report|compat:sklearn|zero_division:1|version:" + buildinfo.Version},
 		{"zero_division 2", map[string]any{"zero_division": 2}, "zero_division", ""},
 		{"mindnlp", map[string]any{"compat": "mindnlp"}, "compat", ""},
 		{"average is not an option", map[string]any{"average": "macro"}, "average", ""},

@@ -20,9 +20,10 @@ type Role struct {
 type Metric interface {
 	// Roles lists the inputs the metric reads, in the order of Example.Values.
 	Roles() []Role
-	// Signature is a sacrebleu-style reproducibility string `key:value|...` covering the
-	// preset, every resolved option and the version of the implementation. Two metrics with
-	// the same signature compute the same function, so their states merge.
+	// Signature is a sacrebleu-style reproducibility string in the form Sig builds
+	// (type:T|compat:P|options...|version:V) covering the preset, every resolved option and
+	// the evalstream release. Two metrics with the same signature compute the same
+	// function, so their states merge.
 	Signature() string
 	// Check validates an example without changing anything. It returns a *RecordError when
 	// the example cannot be scored. Add must then not be called for it.
@@ -64,6 +65,10 @@ type Result struct {
 	Details map[string]any
 	// CI is the value's confidence interval when the run computes them (config `ci`).
 	CI *Interval
+	// SigData holds the signature pairs that depend on the records scored, `key:value`
+	// joined by "|" (sacrebleu's nrefs); empty for most metrics. The results show the
+	// metric's signature with them (SigWithData).
+	SigData string
 }
 
 // Undefined returns a null result with a reason.

@@ -1,7 +1,6 @@
 package prob
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -21,7 +20,7 @@ func NewBrier(o *core.Options) (core.Metric, error) {
 	compat := o.String("compat", "sklearn", "sklearn")
 	m := &Brier{hasPosLabel: o.Has("pos_label")}
 	m.posLabel = o.Int("pos_label", 1, 0, 1)
-	m.sig = fmt.Sprintf("type:brier|compat:%s|pos_label:%d|version:%s", compat, m.posLabel, implVersion)
+	m.sig = core.NewSig("brier", compat).Int("pos_label", m.posLabel).String()
 	return m, nil
 }
 

@@ -1,7 +1,6 @@
 package prob
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
@@ -32,7 +31,7 @@ func NewCalibration(o *core.Options) (core.Metric, error) {
 		norm:  o.String("norm", "l1", "l1", "l2", "max"),
 	}
 	m.edges64, m.edges32 = linspace(m.nBins)
-	m.sig = fmt.Sprintf("type:calibration_error|compat:%s|n_bins:%d|norm:%s|version:%s", compat, m.nBins, m.norm, implVersion)
+	m.sig = core.NewSig("calibration_error", compat).Int("n_bins", int64(m.nBins)).Add("norm", m.norm).String()
 	return m, nil
 }
 

@@ -1,7 +1,6 @@
 package prob
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -41,7 +40,7 @@ func NewLogLoss(o *core.Options) (core.Metric, error) {
 			m.hasEps, m.eps, epsName = true, f, core.FormatFloat(f)
 		}
 	}
-	m.sig = fmt.Sprintf("type:log_loss|compat:%s|eps:%s|normalize:%t|version:%s", compat, epsName, m.normalize, implVersion)
+	m.sig = core.NewSig("log_loss", compat).Add("eps", epsName).YesNo("normalize", m.normalize).String()
 	return m, nil
 }
 

@@ -14,9 +14,6 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 )
 
-// implVersion is part of every signature; bump it when a result changes.
-const implVersion = "1"
-
 var roles = []core.Role{
 	{Name: "prediction", Field: "prediction", Required: true, Accepts: []core.Kind{core.Float, core.FloatList}},
 	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.Bool}},

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/evalstream/evalstream/internal/buildinfo"
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/stretchr/testify/require"
 )
@@ -64,12 +65,12 @@ func TestSignatures(t *testing.T) {
 		opts map[string]any
 		want string
 	}{
-		{"log_loss", nil, "type:log_loss|compat:sklearn|eps:none|normalize:true|version:1"},
-		{"log_loss", map[string]any{"eps": "1e-15", "normalize": false}, "type:log_loss|compat:sklearn|eps:1e-15|normalize:false|version:1"},
-		{"brier", nil, "type:brier|compat:sklearn|pos_label:1|version:1"},
-		{"brier", map[string]any{"pos_label": 0}, "type:brier|compat:sklearn|pos_label:0|version:1"},
-		{"calibration_error", nil, "type:calibration_error|compat:torchmetrics|n_bins:15|norm:l1|version:1"},
-		{"calibration_error", map[string]any{"n_bins": "7", "norm": "max"}, "type:calibration_error|compat:torchmetrics|n_bins:7|norm:max|version:1"},
+		{"log_loss", nil, "type:log_loss|compat:sklearn|eps:none|normalize:yes|version:" + buildinfo.Version},
+		{"log_loss", map[string]any{"eps": "1e-15", "normalize": false}, "type:log_loss|compat:sklearn|eps:1e-15|normalize:no|version:" + buildinfo.Version},
+		{"brier", nil, "type:brier|compat:sklearn|pos_label:1|version:" + buildinfo.Version},
+		{"brier", map[string]any{"pos_label": 0}, "type:brier|compat:sklearn|pos_label:0|version:" + buildinfo.Version},
+		{"calibration_error", nil, "type:calibration_error|compat:torchmetrics|n_bins:15|norm:l1|version:" + buildinfo.Version},
+		{"calibration_error", map[string]any{"n_bins": "7", "norm": "max"}, "type:calibration_error|compat:torchmetrics|n_bins:7|norm:max|version:" + buildinfo.Version},
 	} {
 		sig := build(t, tc.typ, tc.opts).Signature()
 		require.Equal(t, tc.want, sig)

@@ -13,7 +13,6 @@
 package rank
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
@@ -22,9 +21,6 @@ import (
 
 // stateVersion is the format version of serialized states.
 const stateVersion = 1
-
-// implVersion is part of every signature; bump it when a result changes.
-const implVersion = "1"
 
 type kind uint8
 
@@ -121,34 +117,30 @@ func newMetric(k kind, o *core.Options) (core.Metric, error) {
 }
 
 func (m *Metric) finish() {
-	var b strings.Builder
-	fmt.Fprintf(&b, "type:%s|compat:%s|average:%s", kindNames[m.kind], m.compat, m.average)
+	b := core.NewSig(kindNames[m.kind], m.compat).Add("average", m.average)
 	if m.kind == kAUROC {
-		fmt.Fprintf(&b, "|multi_class:%s|max_fpr:", m.multiClass)
+		b.Add("multi_class", m.multiClass)
 		if m.maxFPR == 0 {
-			b.WriteString("none")
+			b.Add("max_fpr", "none")
 		} else {
-			b.WriteString(core.FormatFloat(m.maxFPR))
+			b.Float("max_fpr", m.maxFPR)
 		}
 	}
 	if m.compat == compatTorchmetrics {
 		switch {
 		case m.thresholds == 0:
-			b.WriteString("|thresholds:none")
+			b.Add("thresholds", "none")
 		case m.thrList:
-			b.WriteString("|thresholds:[")
+			// Brackets tell a list of one threshold from a count of thresholds.
+			ts := make([]string, len(m.thr))
 			for i, t := range m.thr {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				b.WriteString(core.FormatFloat(t))
+				ts[i] = core.FormatFloat(t)
 			}
-			b.WriteByte(']')
+			b.Add("thresholds", "["+strings.Join(ts, ",")+"]")
 		default:
-			fmt.Fprintf(&b, "|thresholds:%d", m.thresholds)
+			b.Int("thresholds", int64(m.thresholds))
 		}
 	}
-	fmt.Fprintf(&b, "|version:%s", implVersion)
 	m.sig = b.String()
 }
 

@@ -1,7 +1,6 @@
 package regress
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -60,7 +59,7 @@ func newErrors(k errKind, o *core.Options) (core.Metric, error) {
 	compat := o.String("compat", "sklearn", "sklearn")
 	o.Forbid("multioutput", "(not supported): a record has one prediction and one label, a single output")
 	m := &Errors{kind: k}
-	m.sig = fmt.Sprintf("type:%s|compat:%s|version:%s", errNames[k], compat, implVersion)
+	m.sig = core.NewSig(errNames[k], compat).String()
 	return m, nil
 }
 

@@ -1,7 +1,6 @@
 package regress
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -26,7 +25,7 @@ func NewPearson(o *core.Options) (core.Metric, error) {
 	if m.f32 {
 		dtype = "float32"
 	}
-	m.sig = fmt.Sprintf("type:pearson|compat:%s|dtype:%s|version:%s", m.compat, dtype, implVersion)
+	m.sig = core.NewSig("pearson", m.compat).Add("dtype", dtype).String()
 	return m, nil
 }
 

@@ -1,7 +1,6 @@
 package regress
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -64,7 +63,7 @@ func NewPerplexity(o *core.Options) (core.Metric, error) {
 			ignore = strconv.FormatInt(m.ignore, 10)
 		}
 	}
-	m.sig = fmt.Sprintf("type:perplexity|compat:%s|input:%s|ignore_label:%s|version:%s", m.compat, m.input, ignore, implVersion)
+	m.sig = core.NewSig("perplexity", m.compat).Add("input", m.input).Add("ignore_label", ignore).String()
 	return m, nil
 }
 

@@ -13,9 +13,6 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 )
 
-// implVersion is part of every signature; bump it when a result changes.
-const implVersion = "1"
-
 var numberRoles = []core.Role{
 	{Name: "prediction", Field: "prediction", Required: true, Accepts: []core.Kind{core.Int, core.Float}},
 	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.Float}},

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalstream/evalstream/internal/buildinfo"
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/stretchr/testify/require"
 )
@@ -316,10 +317,10 @@ func TestOptions(t *testing.T) {
 		require.NoError(t, err)
 		require.Error(t, o.Err(), "%v", c)
 	}
-	require.Equal(t, "type:perplexity|compat:ignite|input:logits|ignore_label:-100|version:1", build(t, "perplexity", map[string]any{"compat": "ignite"}).Signature())
-	require.Equal(t, "type:perplexity|compat:mindnlp|input:probs|ignore_label:none|version:1", build(t, "perplexity", nil).Signature())
-	require.Equal(t, "type:pearson|compat:scipy|dtype:float64|version:1", build(t, "pearson", nil).Signature())
-	require.Equal(t, "type:spearman|compat:mindnlp|version:1", build(t, "spearman", map[string]any{"compat": "mindnlp"}).Signature())
+	require.Equal(t, "type:perplexity|compat:ignite|input:logits|ignore_label:-100|version:"+buildinfo.Version, build(t, "perplexity", map[string]any{"compat": "ignite"}).Signature())
+	require.Equal(t, "type:perplexity|compat:mindnlp|input:probs|ignore_label:none|version:"+buildinfo.Version, build(t, "perplexity", nil).Signature())
+	require.Equal(t, "type:pearson|compat:scipy|dtype:float64|version:"+buildinfo.Version, build(t, "pearson", nil).Signature())
+	require.Equal(t, "type:spearman|compat:mindnlp|version:"+buildinfo.Version, build(t, "spearman", map[string]any{"compat": "mindnlp"}).Signature())
 }
 
 func TestMergeIncompatible(t *testing.T) {

@@ -2,7 +2,6 @@ package regress
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
@@ -25,7 +24,7 @@ type Spearman struct {
 func NewSpearman(o *core.Options) (core.Metric, error) {
 	m := &Spearman{}
 	m.compat = o.String("compat", "scipy", "scipy", "mindnlp")
-	m.sig = fmt.Sprintf("type:spearman|compat:%s|version:%s", m.compat, implVersion)
+	m.sig = core.NewSig("spearman", m.compat).String()
 	return m, nil
 }
 

@@ -26,9 +26,6 @@ import (
 // stateVersion is the format version of serialized states.
 const stateVersion = 1
 
-// implVersion is part of every signature; bump it when a result changes.
-const implVersion = "1"
-
 const compatTrecEval = "trec_eval"
 
 // MaxK bounds the `k` option.
@@ -107,7 +104,7 @@ func newMetric(k kind, o *core.Options) (core.Metric, error) {
 	if m.k > 0 {
 		kName = strconv.Itoa(m.k)
 	}
-	m.sig = fmt.Sprintf("type:%s|compat:%s|k:%s|relevance_threshold:%d|version:%s", kindNames[k], compat, kName, m.threshold, implVersion)
+	m.sig = core.NewSig(kindNames[k], compat).Add("k", kName).Int("relevance_threshold", m.threshold).String()
 	m.pool.New = func() any { return newQuery() }
 	return m, nil
 }

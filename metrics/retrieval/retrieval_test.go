@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/evalstream/evalstream/internal/buildinfo"
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/stretchr/testify/require"
 )
@@ -35,11 +36,11 @@ func TestOptions(t *testing.T) {
 		sig  string // "" when the options are a config error
 		err  string
 	}{
-		{"ndcg", nil, "type:ndcg|compat:trec_eval|k:none|relevance_threshold:1|version:1", ""},
-		{"ndcg", map[string]any{"k": 10}, "type:ndcg|compat:trec_eval|k:10|relevance_threshold:1|version:1", ""},
-		{"mrr", map[string]any{"k": "none"}, "type:mrr|compat:trec_eval|k:none|relevance_threshold:1|version:1", ""},
-		{"map", map[string]any{"k": "5", "relevance_threshold": 2}, "type:map|compat:trec_eval|k:5|relevance_threshold:2|version:1", ""},
-		{"hit_rate", map[string]any{"k": 3}, "type:hit_rate|compat:trec_eval|k:3|relevance_threshold:1|version:1", ""},
+		{"ndcg", nil, "type:ndcg|compat:trec_eval|k:none|relevance_threshold:1|version:" + buildinfo.Version, ""},
+		{"ndcg", map[string]any{"k": 10}, "type:ndcg|compat:trec_eval|k:10|relevance_threshold:1|version:" + buildinfo.Version, ""},
+		{"mrr", map[string]any{"k": "none"}, "type:mrr|compat:trec_eval|k:none|relevance_threshold:1|version:" + buildinfo.Version, ""},
+		{"map", map[string]any{"k": "5", "relevance_threshold": 2}, "type:map|compat:trec_eval|k:5|relevance_threshold:2|version:" + buildinfo.Version, ""},
+		{"hit_rate", map[string]any{"k": 3}, "type:hit_rate|compat:trec_eval|k:3|relevance_threshold:1|version:" + buildinfo.Version, ""},
 		{"precision_at_k", nil, "", "k: precision_at_k needs k"},
 		{"recall_at_k", map[string]any{"k": "none"}, "", "k: recall_at_k needs k"},
 		{"hit_rate", nil, "", "k: hit_rate needs k"},

@@ -34,8 +34,7 @@ type RougeLDuReader struct {
 func NewRougeLDuReader(o *core.Options) (core.Metric, error) {
 	o.String("compat", "paddle", "paddle")
 	m := &RougeLDuReader{alpha: weight(o, "alpha"), beta: weight(o, "beta")}
-	m.sig = "rouge_l_dureader|compat:paddle|alpha:" + core.FormatFloat(m.alpha) + "|beta:" + core.FormatFloat(m.beta) +
-		"|gamma:1.2|version:" + implVersion
+	m.sig = core.NewSig("rouge_l_dureader", "paddle").Float("alpha", m.alpha).Float("beta", m.beta).Add("gamma", "1.2").String()
 	return m, nil
 }
 

@@ -55,7 +55,17 @@ func canonicalKey(k string) string {
 	return v.(string)
 }
 
-// signature renders the text options for Metric.Signature.
+// addSig adds the text options to a metric's signature (tok, stem with the rouge tokenizer,
+// lc: the lowercase option; the rouge tokenizer lowercases whatever it is) and returns s.
+func (t textOpts) addSig(s *core.Sig) *core.Sig {
+	s.Add("tok", t.name)
+	if t.name == "rouge" {
+		s.YesNo("stem", t.stem)
+	}
+	return s.YesNo("lc", t.lower)
+}
+
+// signature renders the text options for the memo key.
 func (t textOpts) signature() string {
 	s := "|tok:" + t.name
 	if t.name == "rouge" {

@@ -1,7 +1,6 @@
 package rouge
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -49,14 +48,14 @@ func NewRougeL(o *core.Options) (core.Metric, error) {
 		m.fm = fmeasure{kind: 'a', alpha: readAlpha(o)}
 		o.Forbid("beta", "to compat ignite (use alpha = 1/(1+beta²))")
 	}
-	m.sig = fmt.Sprintf("rouge_l|compat:%s%s|multiref:%s", m.compat, m.text.signature(), multirefNames[m.multi])
+	sig := m.text.addSig(core.NewSig("rouge_l", m.compat)).Add("multiref", multirefNames[m.multi])
 	switch m.fm.kind {
 	case 'a':
-		m.sig += "|alpha:" + core.FormatFloat(m.fm.alpha)
+		sig.Float("alpha", m.fm.alpha)
 	case 'b':
-		m.sig += "|beta2:" + core.FormatFloat(m.fm.beta2)
+		sig.Float("beta2", m.fm.beta2)
 	}
-	m.sig += "|version:" + implVersion
+	m.sig = sig.String()
 	return m, nil
 }
 

@@ -22,7 +22,7 @@ func NewRougeLsum(o *core.Options) (core.Metric, error) {
 	o.String("compat", "rouge-score", "rouge-score")
 	m := &RougeLsum{text: readTextOpts(o, "rouge", false)}
 	o.String("split", "newline", "newline")
-	m.sig = "rouge_lsum|compat:rouge-score" + m.text.signature() + "|split:newline|multiref:best_f|version:" + implVersion
+	m.sig = m.text.addSig(core.NewSig("rouge_lsum", "rouge-score")).Add("split", "newline").Add("multiref", "best_f").String()
 	return m, nil
 }
 

@@ -1,15 +1,11 @@
 package rouge
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/internal/textinput"
 )
-
-// Implementation versions, part of every signature: bump when a computation changes.
-const implVersion = "1"
 
 // RougeN is the `rouge_n` metric: n-gram overlap between a prediction and its references.
 // It is immutable and safe for concurrent use.
@@ -46,11 +42,11 @@ func NewRougeN(o *core.Options) (core.Metric, error) {
 		m.multi = parseMultiref(o.String("multiref", "sum", "sum"))
 		o.Forbid("alpha", "to compat mindnlp (its value is recall)")
 	}
-	m.sig = fmt.Sprintf("rouge_n|compat:%s|n:%d%s|multiref:%s", m.compat, m.n, m.text.signature(), multirefNames[m.multi])
+	sig := m.text.addSig(core.NewSig("rouge_n", m.compat).Int("n", int64(m.n))).Add("multiref", multirefNames[m.multi])
 	if m.fm.kind == 'a' {
-		m.sig += "|alpha:" + core.FormatFloat(m.fm.alpha)
+		sig.Float("alpha", m.fm.alpha)
 	}
-	m.sig += "|version:" + implVersion
+	m.sig = sig.String()
 	return m, nil
 }
 

@@ -48,10 +48,11 @@ type Bootstrap struct {
 
 // NewBootstrap wraps m. c must be valid and of method poisson.
 func NewBootstrap(m core.Metric, c Config) *Bootstrap {
-	return &Bootstrap{Metric: m, Config: c, sig: m.Signature() + c.signature(), memo: "stats.poisson" + c.signature()}
+	return &Bootstrap{Metric: m, Config: c, sig: core.SigExtend(m.Signature(), c.signature()[1:]), memo: "stats.poisson" + c.signature()}
 }
 
-// Signature implements core.Metric: the wrapped signature plus the resampling set-up.
+// Signature implements core.Metric: the wrapped signature with the resampling set-up (ci)
+// before its version.
 func (b *Bootstrap) Signature() string { return b.sig }
 
 // CIConfig is the resampling set-up; sacrebleu.Metric has the same method, so that the

@@ -29,7 +29,7 @@ type Randomization struct {
 // NewRandomization wraps m for trials ≥ 1 trials with the given seed.
 func NewRandomization(m core.Metric, trials int, seed uint64) *Randomization {
 	tag := "|ar:T=" + strconv.Itoa(trials) + ",seed=" + strconv.FormatUint(seed, 10)
-	return &Randomization{Metric: m, Trials: trials, Seed: seed, sig: m.Signature() + tag, memo: "stats.ar" + tag}
+	return &Randomization{Metric: m, Trials: trials, Seed: seed, sig: core.SigExtend(m.Signature(), tag[1:]), memo: "stats.ar" + tag}
 }
 
 // Signature implements core.Metric.

@@ -7,6 +7,7 @@ package ter
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"unsafe"
@@ -15,9 +16,6 @@ import (
 	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
-
-// implVersion goes into the signature: states of different implementations do not merge.
-const implVersion = "evalstream-1"
 
 const stateVersion = 1
 
@@ -50,19 +48,13 @@ func New(o *core.Options) (core.Metric, error) {
 	return m, nil
 }
 
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-// signature is sacrebleu's TER signature (nrefs, case, tok, norm, punct, asian) plus the
-// preset, the scale and this implementation's version.
+// signature is the signature (core.Sig) with sacrebleu's TER keys in its order (case, tok,
+// norm, punct, asian), then the scale; nrefs, when not empty, is the data pair that results
+// show after compat, where sacrebleu puts it.
 func (m *Metric) signature(nrefs string) string {
-	var kv []string
+	s := core.NewSig("ter", "sacrebleu")
 	if nrefs != "" {
-		kv = append(kv, "nrefs:"+nrefs)
+		s.Add("nrefs", nrefs)
 	}
 	caseStr := "lc"
 	if m.text.caseSensitive {
@@ -72,10 +64,8 @@ func (m *Metric) signature(nrefs string) string {
 	if m.scale100 {
 		scale = "100"
 	}
-	kv = append(kv, "case:"+caseStr, "tok:tercom", "norm:"+yesNo(m.text.normalized),
-		"punct:"+yesNo(!m.text.noPunct), "asian:"+yesNo(m.text.asian),
-		"compat:sacrebleu", "scale:"+scale, "version:"+implVersion)
-	return strings.Join(kv, "|")
+	s.Add("case", caseStr).Add("tok", "tercom").YesNo("norm", m.text.normalized).YesNo("punct", !m.text.noPunct).YesNo("asian", m.text.asian)
+	return s.Add("scale", scale).String()
 }
 
 // Signature implements core.Metric.
@@ -312,8 +302,17 @@ func (s *state) Merge(other core.State) error {
 	return nil
 }
 
-// Result implements core.State.
+// Result implements core.State: the value, and nrefs as the signature's data pair once a
+// record was scored (sacrebleu's nrefs: the references per record, or var when it varies).
 func (s *state) Result() core.Result {
+	r := s.result()
+	if s.n > 0 {
+		r.SigData = "nrefs:" + nrefsOf(s.minRefs, s.maxRefs)
+	}
+	return r
+}
+
+func (s *state) result() core.Result {
 	m := s.m
 	nrefs := "var"
 	if s.minRefs == s.maxRefs {
@@ -369,4 +368,13 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 		return nil, fmt.Errorf("%w: inconsistent ter statistics", core.ErrCorruptState)
 	}
 	return s, nil
+}
+
+// nrefsOf is sacrebleu's nrefs of records with lo to hi references: the count, or var when
+// it varies.
+func nrefsOf(lo, hi int64) string {
+	if lo != hi {
+		return "var"
+	}
+	return strconv.FormatInt(hi, 10)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/evalstream/evalstream/internal/buildinfo"
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 	"github.com/stretchr/testify/require"
@@ -50,9 +51,9 @@ func TestOptions(t *testing.T) {
 }
 
 func TestSignature(t *testing.T) {
-	require.Equal(t, "case:lc|tok:tercom|norm:no|punct:yes|asian:no|compat:sacrebleu|scale:1|version:evalstream-1",
+	require.Equal(t, "type:ter|compat:sacrebleu|case:lc|tok:tercom|norm:no|punct:yes|asian:no|scale:1|version:"+buildinfo.Version,
 		build(t, nil).Signature())
-	require.Equal(t, "case:mixed|tok:tercom|norm:yes|punct:no|asian:yes|compat:sacrebleu|scale:100|version:evalstream-1",
+	require.Equal(t, "type:ter|compat:sacrebleu|case:mixed|tok:tercom|norm:yes|punct:no|asian:yes|scale:100|version:"+buildinfo.Version,
 		build(t, map[string]any{"normalized": true, "no_punct": true, "asian_support": true, "case_sensitive": true, "scale": 100}).Signature())
 }
 
@@ -134,7 +135,7 @@ func TestResultEdges(t *testing.T) {
 	s.Add(text("a b c d", "a b c d"), 3) // weight 3
 	require.Equal(t, 2.0/12, s.Result().Value)
 	require.Equal(t, 12.0, s.Result().Details["ref_length"])
-	require.Equal(t, "nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|compat:sacrebleu|scale:1|version:evalstream-1",
+	require.Equal(t, "type:ter|compat:sacrebleu|nrefs:1|case:lc|tok:tercom|norm:no|punct:yes|asian:no|scale:1|version:"+buildinfo.Version,
 		s.Result().Details["signature"])
 	s.Add(text("x", "x", "y"), 1)
 	require.Contains(t, s.Result().Details["signature"], "nrefs:var")

@@ -28,7 +28,7 @@ func NewDistinct(o *core.Options) (core.Metric, error) {
 		o.Problem("tokenize", "%v", err)
 	}
 	m.tok = fn
-	m.sig = fmt.Sprintf("distinct|compat:mindnlp|n:%d|tok:%s|version:1", m.n, m.tokName)
+	m.sig = core.NewSig("distinct", "mindnlp").Int("n", int64(m.n)).Add("tok", m.tokName).String()
 	return m, nil
 }
 

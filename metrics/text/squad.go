@@ -9,9 +9,6 @@ import (
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
-// squadVersion is the implementation version in the SQuAD metrics' signatures.
-const squadVersion = "1"
-
 // isPunct marks Python's string.punctuation (ASCII only).
 var isPunct = func() (t [utf8.RuneSelf]bool) {
 	for _, c := range "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~" {
@@ -133,7 +130,7 @@ func newSQuAD(typ string, o *core.Options) *SQuAD {
 	o.String("compat", "squad", "squad")
 	norm := o.String("normalize", "squad", "squad", "none")
 	return &SQuAD{typ: typ, squad: norm == "squad",
-		sig: fmt.Sprintf("%s|compat:squad|normalize:%s|version:%s", typ, norm, squadVersion)}
+		sig: core.NewSig(typ, "squad").Add("normalize", norm).String()}
 }
 
 // Roles implements core.Metric.

@@ -2,6 +2,7 @@ package arrow
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -93,8 +94,12 @@ type NewIterFunc func(f File, mem memory.Allocator) (RecordIter, error)
 
 // arrowReader reads Arrow IPC files and streams and Parquet files.
 type arrowReader struct {
-	fi      fileread.Info
-	f       *os.File
+	fi fileread.Info
+	f  *os.File
+	in io.Closer // a FIFO or device read as a stream (f is nil then)
+	// stop is the context a FIFO or device was opened with (nil otherwise), kept because
+	// its reads fail once it ends: that failure is the run stopping, not a corrupt stream.
+	stop    context.Context
 	cnt     *countFile
 	it      RecordIter
 	fields  []string
@@ -125,6 +130,9 @@ func OpenRecords(fi fileread.Info, s *fileread.Options, newIter NewIterFunc) (fi
 }
 
 func open(fi fileread.Info, s *fileread.Options, newIter NewIterFunc) (_ fileread.Reader, err error) {
+	if st, err := os.Stat(fi.Path); err == nil && !st.Mode().IsRegular() {
+		return openSpecial(fi, s, newIter != nil)
+	}
 	f, err := os.Open(fi.Path)
 	if err != nil {
 		return nil, fmt.Errorf("sources: %w", err)
@@ -211,10 +219,61 @@ func open(fi fileread.Info, s *fileread.Options, newIter NewIterFunc) (_ filerea
 	return r, nil
 }
 
+// streamAllocLimit bounds a single allocation while decoding an Arrow stream from a FIFO or
+// device, whose size is unknown (as package sources bounds standard input's): far above what
+// a real record batch buffer needs, it bounds what a corrupt length field can allocate.
+const streamAllocLimit = 4 << 30
+
+// openSpecial opens a file that is not a regular file (a FIFO, a character device). Its
+// open and its reads can wait for ever for a writer, so they follow s.Ctx (see
+// fileread.OpenFile), and it has no size: an Arrow IPC stream is read front to back as
+// standard input is. An Arrow IPC file or a Parquet file (footer) is read from its end,
+// which such a file does not have: that is refused before opening it, rather than reading
+// its size of 0 as an empty or a corrupt file.
+func openSpecial(fi fileread.Info, s *fileread.Options, footer bool) (fileread.Reader, error) {
+	if footer || fi.Format != fileread.FormatArrows {
+		kind := "an Arrow IPC file"
+		if footer {
+			kind = "a Parquet file"
+		}
+		return nil, fileread.FileError(fi.Path, "", fmt.Errorf("%w: not a regular file (a FIFO or a device), and %s is read from its footer, which only a regular file has; give a regular file, or send an Arrow IPC stream (.arrows) or JSON Lines through it",
+			fileread.ErrFormat, kind))
+	}
+	ctx := s.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	in, err := fileread.OpenFile(ctx, fi.Path)
+	if err != nil {
+		return nil, fmt.Errorf("sources: %w", err)
+	}
+	r, err := openStream(fi, s, in, streamAllocLimit)
+	if err != nil {
+		in.Close()
+		if ctx.Err() != nil { // the schema's read was stopped: not a corrupt stream
+			return nil, fileread.FileError(fi.Path, "schema", context.Cause(ctx))
+		}
+		return nil, err
+	}
+	r.in, r.stop = in, ctx
+	return r, nil
+}
+
 // OpenStream reads an Arrow IPC stream from in (standard input), as Open reads an .arrows
 // file; fi names it in errors. A stream has no size to check lengths against, so allocLimit
 // bounds any single allocation instead. The reader does not close in.
-func OpenStream(fi fileread.Info, s *fileread.Options, in io.Reader, allocLimit int64) (_ fileread.Reader, err error) {
+func OpenStream(fi fileread.Info, s *fileread.Options, in io.Reader, allocLimit int64) (fileread.Reader, error) {
+	r, err := openStream(fi, s, in, allocLimit)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func openStream(fi fileread.Info, s *fileread.Options, in io.Reader, allocLimit int64) (_ *arrowReader, err error) {
+	// A stream's size is unknown: the bound of its allocations stands in for it in the
+	// plausibility checks of its record batches (a size of 0 would refuse large batches).
+	fi.Size = allocLimit
 	r := &arrowReader{fi: fi, cnt: &countFile{r: in}, fields: s.Fields, max: s.MaxRecord}
 	base := s.Mem
 	if base == memory.DefaultAllocator {
@@ -256,6 +315,11 @@ func (r *arrowReader) Close() error {
 	if r.mapped != nil {
 		r.mapped.release() // the map goes when the batches holding bodies are released too
 		r.mapped = nil
+	}
+	if r.in != nil {
+		err := r.in.Close()
+		r.in = nil
+		return err
 	}
 	if r.f == nil {
 		return nil
@@ -348,6 +412,9 @@ func (r *arrowReader) advance() error {
 		rec, err := r.nextRecord()
 		if err == io.EOF {
 			return io.EOF
+		}
+		if err != nil && r.stop != nil && r.stop.Err() != nil {
+			return fileread.FileError(r.fi.Path, r.it.Where(), context.Cause(r.stop))
 		}
 		if err != nil {
 			return fileread.FileError(r.fi.Path, r.it.Where(), err)

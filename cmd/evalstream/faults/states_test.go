@@ -97,7 +97,7 @@ func TestDamagedStates(t *testing.T) {
 			} {
 				r := run(t, dir, args...)
 				require.Equal(t, 1, r.code, "%v: %s", args, r.stderr)
-				require.Regexp(t, `^evalstream: `+pair[1]+`: incompatible metric states: metric 0 is \w+ \(.+\) in one state and \w+ \(.+\) in the other$`, r.firstLine())
+				require.Regexp(t, `^evalstream: `+pair[1]+`: incompatible metric states: metric 0 is \w+ \(.+\) in one state and \w+ \(.+\) in the other \(they differ in .+\)$`, r.firstLine())
 				require.Empty(t, r.stdout, "never a number")
 				_, err := os.Stat(filepath.Join(dir, "merged.state"))
 				require.True(t, os.IsNotExist(err), "no merged state")

@@ -41,13 +41,13 @@ func New(m core.Metric, c stats.Config) (*Metric, error) {
 	case c.Resamples < 1:
 		return nil, fmt.Errorf("ci.resamples must be at least 1, not %d", c.Resamples)
 	}
-	// The same suffix as a poisson stats.Bootstrap adds, with this method's name.
-	sig := m.Signature() + "|ci:" + c.Method + ",B=" + strconv.Itoa(c.Resamples) +
+	// The same ci pair as a poisson stats.Bootstrap adds, with this method's name.
+	sig := "ci:" + c.Method + ",B=" + strconv.Itoa(c.Resamples) +
 		",level=" + strconv.FormatFloat(c.Level, 'g', -1, 64) + ",seed=" + strconv.FormatUint(c.Seed, 10)
 	if c.Key != "" {
 		sig += ",key=" + c.Key
 	}
-	return &Metric{Metric: m, Config: c, scorer: sc, sig: sig}, nil
+	return &Metric{Metric: m, Config: c, scorer: sc, sig: core.SigExtend(m.Signature(), sig)}, nil
 }
 
 // Signature implements core.Metric: the wrapped signature plus the resampling set-up.
