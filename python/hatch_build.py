@@ -51,7 +51,13 @@ class CustomBuildHook(BuildHookInterface):
             repo = root.parent
             env = dict(os.environ, CGO_ENABLED="0")
             subprocess.run(
-                ["go", "build", "-trimpath", "-ldflags=-s -w", "-o", str(out), "./cmd/evalstream"],
+                [
+                    "go", "build", "-trimpath",
+                    # The binary's release (in every metric signature) is the package's.
+                    "-ldflags=-s -w -X github.com/evalstream/evalstream/internal/buildinfo.Version="
+                    + self.metadata.version,
+                    "-o", str(out), "./cmd/evalstream",
+                ],
                 cwd=repo,
                 env=env,
                 check=True,
