@@ -75,8 +75,8 @@ type Metric struct {
 }
 
 var classRoles = []core.Role{
-	{Name: "prediction", Field: "prediction", Required: true, Accepts: []core.Kind{core.Int, core.FloatList}},
-	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.FloatList}},
+	{Name: "prediction", Field: "prediction", Required: true, Accepts: []core.Kind{core.Int, core.String, core.FloatList}},
+	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.String, core.FloatList}},
 }
 
 // NewAccuracy returns the `accuracy` metric (preset `mindnlp`; option `top_k` [1]).
