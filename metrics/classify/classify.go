@@ -314,7 +314,7 @@ type class struct {
 func (m *Metric) decodeClass(v *core.Value, field string, isLabel, utf8Checked bool) (class, error) {
 	switch v.Kind {
 	case core.Missing, core.Null:
-		return class{}, core.Reject("missing field", field, "need a class id or a list of scores")
+		return class{}, core.Reject("missing field", field, "need a class id, a class name or a list of scores")
 	case core.Int, core.Bool:
 		return m.checkID(v.Int, field, 0)
 	case core.String:
@@ -392,7 +392,7 @@ func (m *Metric) decodeClass(v *core.Value, field string, isLabel, utf8Checked b
 		}
 		return class{id: int64(best), width: len(xs)}, nil
 	}
-	return class{}, core.Reject("wrong type", field, "need an integer class id or a list of numbers, got %s", v.Kind)
+	return class{}, core.Reject("wrong type", field, "need an integer class id, a class name or a list of numbers, got %s", v.Kind)
 }
 
 func (m *Metric) checkID(id int64, field string, width int) (class, error) {
