@@ -108,9 +108,13 @@ func (s *State) mergeNamed(o *State) {
 		}
 		remap[i] = id
 	}
-	for _, c := range o.mat.cells() {
-		s.mat.add(remap[c[0]], remap[c[1]], c[2])
+	if o == s { // adding to the cells being read: read a copy
+		for _, c := range o.mat.cells() {
+			s.mat.add(remap[c[0]], remap[c[1]], c[2])
+		}
+		return
 	}
+	o.mat.each(func(t, p int, c int64) { s.mat.add(remap[t], remap[p], c) })
 }
 
 // sortedView returns a state over the sorted names, whose metric names the classes as the

@@ -532,3 +532,20 @@ func TestNamesBootstrap(t *testing.T) {
 		})
 	}
 }
+
+// TestNamesSelfMerge: s ⊕ s counts every record twice, also for named states (the merge reads
+// the cells it adds to).
+func TestNamesSelfMerge(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	exs := namedRecords(rng, 300, []string{"a", "b", "c", "d"})
+	for _, nt := range nameTypes {
+		m := build(t, nt.typ, nt.opts)
+		s, twice := m.NewState(), m.NewState()
+		for i := range exs {
+			s.Add(&exs[i], 1)
+			twice.Add(&exs[i], 2)
+		}
+		require.NoError(t, s.Merge(s))
+		require.Equal(t, goldentest.Fingerprint(twice.Result()), goldentest.Fingerprint(s.Result()), "%s %v", nt.typ, nt.opts)
+	}
+}
