@@ -12,12 +12,17 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
 
-// stateVersion is the format version of serialized states.
-const stateVersion = 1
+// stateVersion is the format version of serialized states of class ids; namedStateVersion
+// that of states that have seen class names without the classes option.
+const (
+	stateVersion      = 1
+	namedStateVersion = 2
+)
 
 type kind uint8
 
@@ -58,12 +63,17 @@ type Metric struct {
 	// only when the option is given: class names are then accepted wherever ids are.
 	names []string
 	index map[string]int64
-	sig   string
+	// byName says that, without the classes option, a string prediction or label is a class
+	// name: the classes are then the names seen, in sorted order (see nameTable). maxNames
+	// bounds how many distinct names a state keeps.
+	byName   bool
+	maxNames int
+	sig      string
 }
 
 var classRoles = []core.Role{
-	{Name: "prediction", Field: "prediction", Required: true, Accepts: []core.Kind{core.Int, core.FloatList}},
-	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.FloatList}},
+	{Name: "prediction", Field: "prediction", Required: true, Accepts: []core.Kind{core.Int, core.String, core.FloatList}},
+	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.String, core.FloatList}},
 }
 
 // NewAccuracy returns the `accuracy` metric (preset `mindnlp`; option `top_k` [1]).
@@ -72,6 +82,7 @@ func NewAccuracy(o *core.Options) (core.Metric, error) {
 	m.compat = o.String("compat", "mindnlp", "mindnlp")
 	m.topK = o.Int("top_k", 1, 1, math.MaxInt32)
 	m.classNames(o, MaxClasses)
+	m.namesSeen(o, defaultMaxNames, MaxClasses)
 	m.finish()
 	return m, nil
 }
@@ -91,6 +102,7 @@ func newPRF(k kind, o *core.Options) (core.Metric, error) {
 	m.average = o.String("average", avgNone, avgNone, avgMicro, avgMacro, avgWeighted)
 	m.numClasses = int(o.Int("num_classes", 0, 1, MaxClasses))
 	m.classNames(o, MaxClasses)
+	m.namesSeen(o, defaultMaxNames, MaxClasses)
 	if k == kF1 {
 		m.beta = o.Float("beta", 1)
 		if !(m.beta >= 0) || math.IsNaN(m.beta) {
@@ -113,6 +125,7 @@ func NewConfusionMatrix(o *core.Options) (core.Metric, error) {
 	m.compat = o.String("compat", "mindnlp", "mindnlp")
 	m.numClasses = int(o.Int("num_classes", 2, 1, maxMatrixClasses))
 	m.classNames(o, maxMatrixClasses)
+	m.namesSeen(o, maxMatrixClasses, maxMatrixClasses)
 	m.finish()
 	return m, nil
 }
@@ -124,6 +137,7 @@ const maxMatrixClasses = 1024
 func NewMCC(o *core.Options) (core.Metric, error) {
 	m := &Metric{kind: kMCC}
 	m.compat = o.String("compat", "sklearn", "sklearn", "mindnlp")
+	m.namesSeen(o, defaultMaxNames, MaxClasses)
 	m.finish()
 	return m, nil
 }
@@ -141,6 +155,7 @@ func NewCohenKappa(o *core.Options) (core.Metric, error) {
 	m := &Metric{kind: kKappa}
 	m.compat = o.String("compat", "sklearn", "sklearn")
 	m.weights = o.String("weights", weightsNone, weightsNone, weightsLinear, weightsQuadratic)
+	m.namesSeen(o, defaultMaxNames, MaxClasses)
 	m.finish()
 	return m, nil
 }
@@ -151,6 +166,7 @@ func NewBalancedAccuracy(o *core.Options) (core.Metric, error) {
 	m := &Metric{kind: kBalanced}
 	m.compat = o.String("compat", "sklearn", "sklearn")
 	m.adjusted = o.Bool("adjusted", false)
+	m.namesSeen(o, defaultMaxNames, MaxClasses)
 	m.finish()
 	return m, nil
 }
@@ -163,6 +179,7 @@ func NewClassificationReport(o *core.Options) (core.Metric, error) {
 	m.compat = o.String("compat", "sklearn", "sklearn")
 	m.zeroDiv = float64(o.Int("zero_division", 0, 0, 1))
 	m.classNames(o, MaxClasses)
+	m.namesSeen(o, defaultMaxNames, MaxClasses)
 	m.finish()
 	return m, nil
 }
@@ -202,6 +219,26 @@ func (m *Metric) classNames(o *core.Options, max int) {
 	m.names, m.index, m.numClasses = names, index, len(names)
 }
 
+// defaultMaxNames is max_classes' default: far more classes than a classifier has, few
+// enough that a free-text column given as the label cannot make a state grow without bound.
+const defaultMaxNames = 10000
+
+// namesSeen reads max_classes and decides whether class names are taken without the classes
+// option. They are unless classes names them or num_classes is set (which fixes the classes
+// to ids 0..C-1: a name cannot be one of them).
+func (m *Metric) namesSeen(o *core.Options, def, max int) {
+	if m.names != nil {
+		o.Forbid("max_classes", "with classes, which fixes the class set")
+		return
+	}
+	if o.Has("num_classes") {
+		o.Forbid("max_classes", "with num_classes, which fixes the classes to the ids 0..num_classes-1")
+		return
+	}
+	m.byName = true
+	m.maxNames = int(o.Int("max_classes", int64(def), 1, int64(max)))
+}
+
 func (m *Metric) finish() {
 	b := core.NewSig(kindNames[m.kind], m.compat)
 	switch m.kind {
@@ -227,7 +264,19 @@ func (m *Metric) finish() {
 	if m.names != nil {
 		b.List("classes", m.names)
 	}
+	if m.byName && m.maxNames != m.defaultMaxNames() {
+		b.Int("max_classes", int64(m.maxNames))
+	}
 	m.sig = b.String()
+}
+
+// defaultMaxNames is the metric's default max_classes (a signature leaves it out, so that
+// signatures stay those of the releases before class names).
+func (m *Metric) defaultMaxNames() int {
+	if m.kind == kConfusion {
+		return maxMatrixClasses
+	}
+	return defaultMaxNames
 }
 
 func classesString(n int) string {
@@ -247,23 +296,34 @@ func (m *Metric) Signature() string { return m.sig }
 func (m *Metric) NewState() core.State { return &State{m: m} }
 
 // class is a decoded class value: an id, plus the width of the list it came from (0 for a
-// plain id) and, for accuracy, whether the record is correct.
+// plain id); or, without the classes option, a name (which aliases the record's buffers).
 type class struct {
 	id    int64
 	width int
+	name  string
+	named bool
 }
 
 // decodeClass reads a class id from an Int (or an integral Float/Bool) or from a list:
 // scores (argmax, first maximum) for the prediction, a one-hot vector for the label.
-func (m *Metric) decodeClass(v *core.Value, field string, isLabel bool) (class, error) {
+func (m *Metric) decodeClass(v *core.Value, field string, isLabel, utf8Checked bool) (class, error) {
 	switch v.Kind {
 	case core.Missing, core.Null:
-		return class{}, core.Reject("missing field", field, "need a class id or a list of scores")
+		return class{}, core.Reject("missing field", field, "need a class id, a class name or a list of scores")
 	case core.Int, core.Bool:
 		return m.checkID(v.Int, field, 0)
 	case core.String:
+		if m.byName {
+			if v.Str == "" {
+				return class{}, core.Reject("missing field", field, "empty class name")
+			}
+			if !utf8Checked && !utf8.ValidString(v.Str) {
+				return class{}, core.Reject("invalid utf-8", field, "the class name is not valid UTF-8")
+			}
+			return class{name: v.Str, named: true}, nil
+		}
 		if m.index == nil {
-			return class{}, core.Reject("wrong type", field, "class name %q: name the classes with the metric's classes option (e.g. classes: [neg, pos]) or give integer ids", v.Str)
+			return class{}, core.Reject("wrong type", field, "class name %q: num_classes fixes the classes to the ids 0..%d; to use names, list them with the metric's classes option instead (e.g. classes: [neg, pos])", v.Str, m.numClasses-1)
 		}
 		id, ok := m.index[v.Str]
 		if !ok {
@@ -327,7 +387,7 @@ func (m *Metric) decodeClass(v *core.Value, field string, isLabel bool) (class, 
 		}
 		return class{id: int64(best), width: len(xs)}, nil
 	}
-	return class{}, core.Reject("wrong type", field, "need an integer class id or a list of numbers, got %s", v.Kind)
+	return class{}, core.Reject("wrong type", field, "need an integer class id, a class name or a list of numbers, got %s", v.Kind)
 }
 
 func (m *Metric) checkID(id int64, field string, width int) (class, error) {
@@ -369,26 +429,48 @@ type outcome struct {
 
 func (m *Metric) decode(ex *core.Example) (outcome, error) {
 	pv, lv := values(ex)
-	label, err := m.decodeClass(lv, "label", true)
+	label, err := m.decodeClass(lv, "label", true, ex.UTF8Checked)
 	if err != nil {
 		return outcome{}, err
 	}
 	if m.kind == kAccuracy {
-		return m.decodeAccuracy(pv, label)
+		return m.decodeAccuracy(pv, label, ex.UTF8Checked)
 	}
-	pred, err := m.decodeClass(pv, "prediction", false)
+	pred, err := m.decodeClass(pv, "prediction", false, ex.UTF8Checked)
 	if err != nil {
 		return outcome{}, err
 	}
+	if pred.named != label.named {
+		return outcome{}, mixedRecord(pred, label)
+	}
 	return outcome{pred: pred, label: label}, nil
+}
+
+// mixedRecord is the rejection of a record whose prediction and label are not both names or
+// both ids: without the classes option nothing says which name an id stands for (scikit-learn
+// raises "Mix of label input types (string and number)").
+func mixedRecord(pred, label class) error {
+	what := func(c class) string {
+		if c.named {
+			return fmt.Sprintf("the class name %q", c.name)
+		}
+		if c.width > 0 {
+			return "a list of scores"
+		}
+		return fmt.Sprintf("the class id %d", c.id)
+	}
+	return core.Reject("mixed class types", "prediction", "prediction is %s but label is %s: give both as names or both as ids (or list the names with the classes option, which maps ids to names)", what(pred), what(label))
 }
 
 // decodeAccuracy decides whether the prediction is correct: an id must equal the label; a
 // single score p predicts round-half-even(p) (MindNLP's C == 1 rule); a longer score list is
 // correct when the label is among the top_k scores, ties going to the lower index.
-func (m *Metric) decodeAccuracy(pv *core.Value, label class) (outcome, error) {
+func (m *Metric) decodeAccuracy(pv *core.Value, label class, utf8Checked bool) (outcome, error) {
 	if pv.Kind == core.FloatList && len(pv.Floats) > 0 {
 		xs := pv.Floats
+		if label.named {
+			return outcome{}, mixedRecord(class{width: len(xs)}, label)
+		}
 		for i, x := range xs {
 			if math.IsNaN(x) {
 				return outcome{}, core.Reject("non-finite value", "prediction", "NaN score at index %d", i)
@@ -417,13 +499,16 @@ func (m *Metric) decodeAccuracy(pv *core.Value, label class) (outcome, error) {
 		return outcome{}, core.Reject("wrong length", "prediction", "empty list")
 	}
 	if m.topK > 1 && pv.Present() {
-		if k := pv.Kind; k == core.Int || k == core.Float || k == core.Bool {
-			return outcome{}, core.Reject("wrong type", "prediction", "top_k %d needs a list of scores, got a class id", m.topK)
+		if k := pv.Kind; k == core.Int || k == core.Float || k == core.Bool || k == core.String {
+			return outcome{}, core.Reject("wrong type", "prediction", "top_k %d needs a list of scores, got a single class (%s)", m.topK, k)
 		}
 	}
-	pred, err := m.decodeClass(pv, "prediction", false)
+	pred, err := m.decodeClass(pv, "prediction", false, utf8Checked)
 	if err != nil {
 		return outcome{}, err
 	}
-	return outcome{pred: pred, label: label, correct: pred.id == label.id}, nil
+	if pred.named != label.named {
+		return outcome{}, mixedRecord(pred, label)
+	}
+	return outcome{pred: pred, label: label, correct: pred.id == label.id && pred.name == label.name}, nil
 }

@@ -21,6 +21,17 @@ func FuzzDecodeState(f *testing.F) {
 		b, _ = m.NewState().MarshalBinary()
 		f.Add(b)
 	}
+	// States of class names (format 2): plain, mixed with ids, and past max_classes.
+	for _, m := range metrics {
+		s := m.NewState()
+		s.Add(ex("pos", "neg"), 2)
+		s.Add(ex("neu", "neu"), 1)
+		b, _ := s.MarshalBinary()
+		f.Add(b)
+		s.Add(ex(1, 1), 1)
+		b, _ = s.MarshalBinary()
+		f.Add(b)
+	}
 	sparse := metrics[1].NewState()
 	sparse.Add(ex(700, 3), 1)
 	b, _ := sparse.MarshalBinary()
@@ -32,8 +43,15 @@ func FuzzDecodeState(f *testing.F) {
 				continue
 			}
 			_ = s.Result()
+			c, err := core.CopyState(m, s)
+			if err != nil {
+				t.Fatalf("a decoded state does not round-trip: %v", err)
+			}
 			s.Add(ex(1, 1), 1)
+			c.Add(ex("a", "b"), 1)
+			_ = c.Result()
 			_ = s.Merge(m.NewState())
+			_ = c.Merge(c)
 			if _, err := s.MarshalBinary(); err != nil {
 				t.Fatal(err)
 			}

@@ -45,3 +45,9 @@ func TestGoldensRegErr(t *testing.T) {
 func TestGoldensReport(t *testing.T) {
 	goldentest.RunFile(t, "../../testdata/goldens/report.json", ctor)
 }
+
+// TestGoldensNames runs the goldens of class names without the classes option (gen_names.py):
+// scikit-learn's values on string labels, and the names' order in details.classes.
+func TestGoldensNames(t *testing.T) {
+	goldentest.RunFile(t, "../../testdata/goldens/names.json", ctor)
+}

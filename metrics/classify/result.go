@@ -10,6 +10,11 @@ import (
 
 // Result computes the metric value from the counts. It does not change the state.
 func (s *State) Result() core.Result {
+	if s.m.byName {
+		if r, ok := s.namedResult(); ok {
+			return r
+		}
+	}
 	switch s.m.kind {
 	case kAccuracy:
 		return s.accuracy()
@@ -312,7 +317,7 @@ func (s *State) kappa() core.Result {
 			expected.Add(&expected, x.Mul(big.NewInt(r[i]), &term))
 		}
 	}
-	details := map[string]any{"classes": classes, "records": s.total}
+	details := map[string]any{"classes": s.m.classLabels(classes), "records": s.total}
 	if expected.Sign() == 0 {
 		// Only when both columns hold one and the same class: sklearn warns and returns NaN.
 		return core.Undefined("only one class", details)
@@ -339,7 +344,7 @@ func (s *State) balanced() core.Result {
 			sum.Add(float64(tp[k]) / float64(tru[k]))
 		}
 	}
-	details := map[string]any{"classes": classes, "records": s.total}
+	details := map[string]any{"classes": s.m.classLabels(classes), "records": s.total}
 	score := sum.Float() / float64(len(classes))
 	if s.m.adjusted {
 		if len(classes) == 1 {

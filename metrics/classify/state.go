@@ -14,6 +14,10 @@ type State struct {
 	mat     matrix
 	correct int64
 	total   int64
+	// Without the classes option (Metric.byName): the kinds of classes seen (seenIDs,
+	// seenNames, tooMany) and the names that the matrix's local ids stand for (names.go).
+	seen  uint8
+	names nameTable
 }
 
 // Add counts one checked record weight times. A record Check rejects is ignored.
@@ -25,7 +29,8 @@ func (s *State) Add(ex *core.Example, weight int64) {
 	if err != nil {
 		return
 	}
-	s.fold(o, weight)
+	var owned [2]string
+	s.fold(o, weight, &owned)
 }
 
 // AddReplicas implements core.ReplicaAdder: the record is decoded once.
@@ -34,15 +39,32 @@ func (s *State) AddReplicas(ex *core.Example, states []core.State, weights []int
 	if err != nil {
 		return
 	}
+	// The replicates that first see a name share one copy of it.
+	var owned [2]string
 	for i, st := range states {
 		if weights[i] > 0 {
-			st.(*State).fold(o, weights[i])
+			st.(*State).fold(o, weights[i], &owned)
 		}
 	}
 }
 
-func (s *State) fold(o outcome, weight int64) {
+// fold counts one decoded record. owned holds the copies of the record's class names made
+// so far (see nameTable.id).
+func (s *State) fold(o outcome, weight int64, owned *[2]string) {
 	s.total += weight
+	if s.m.byName {
+		k := seenIDs
+		if o.label.named {
+			k = seenNames
+		}
+		if !s.note(k) {
+			return
+		}
+		if o.label.named {
+			s.foldNamed(o, weight, owned)
+			return
+		}
+	}
 	if s.m.kind == kAccuracy {
 		if o.correct {
 			s.correct += weight
@@ -58,12 +80,25 @@ func (s *State) fold(o outcome, weight int64) {
 // Merge adds other's counts (the matrix is padded to the larger size).
 func (s *State) Merge(other core.State) error {
 	o, ok := other.(*State)
-	if !ok || o.m.sig != s.m.sig {
+	// byName differs between metrics of one signature only for confusion_matrix with
+	// num_classes 2 given or defaulted; only the default takes names.
+	if !ok || o.m.sig != s.m.sig || o.m.byName != s.m.byName {
 		return core.Incompatible(s, other)
 	}
-	s.mat.merge(&o.mat)
-	s.correct += o.correct
-	s.total += o.total
+	correct, total := o.correct, o.total // o may be s
+	if s.m.byName && !s.note(o.seen) {
+		s.total += total
+		return nil
+	}
+	if o.seen&seenNames != 0 {
+		s.mergeNamed(o)
+	} else {
+		s.mat.merge(&o.mat)
+	}
+	s.total += total
+	if !s.dropped() {
+		s.correct += correct
+	}
 	return nil
 }
 
@@ -71,6 +106,13 @@ func (s *State) Merge(other core.State) error {
 // equal states give equal bytes.
 func (s *State) MarshalBinary() ([]byte, error) {
 	var e core.Encoder
+	if s.seen&seenNames != 0 {
+		// Format 2 holds class names; a state of ids keeps format 1, byte for byte.
+		e.Byte(namedStateVersion)
+		e.String(s.m.sig)
+		s.encodeNamed(&e)
+		return e.B, nil
+	}
 	e.Byte(stateVersion)
 	e.String(s.m.sig)
 	e.Varint(s.correct)
@@ -82,31 +124,47 @@ func (s *State) MarshalBinary() ([]byte, error) {
 // DecodeState reads a state written by MarshalBinary of a metric with the same signature.
 func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	d := core.NewDecoder(b)
-	d.Version("classify", stateVersion)
+	version := d.Byte()
+	if d.Err() == nil && version != stateVersion && version != namedStateVersion {
+		return nil, fmt.Errorf("%w: classify state format version %d, this build reads versions %d and %d", core.ErrCorruptState, version, stateVersion, namedStateVersion)
+	}
 	sig := d.String()
 	if d.Err() == nil && sig != m.sig {
 		return nil, fmt.Errorf("%w: state of %q, metric is %q", core.ErrIncompatible, sig, m.sig)
 	}
+	if d.Err() == nil && version == namedStateVersion && !m.byName {
+		return nil, fmt.Errorf("%w: the state holds class names, the metric takes ids only (num_classes is set)", core.ErrIncompatible)
+	}
 	s := &State{m: m}
-	s.correct = d.Varint()
-	s.total = d.Varint()
 	var bad string
 	fail := func(why string) {
 		if bad == "" {
 			bad = why
 		}
 	}
-	if d.Err() == nil && (s.total < 0 || s.correct < 0 || s.correct > s.total) {
-		fail("counts out of range")
-	}
-	if bad == "" {
-		s.mat.decode(d, fail)
+	if version == namedStateVersion {
+		s.decodeNamed(d, fail)
+	} else {
+		s.correct = d.Varint()
+		s.total = d.Varint()
+		if d.Err() == nil && (s.total < 0 || s.correct < 0 || s.correct > s.total) {
+			fail("counts out of range")
+		}
+		if bad == "" {
+			s.mat.decode(d, fail)
+		}
+		if m.byName && s.total > 0 {
+			s.seen = seenIDs
+		}
 	}
 	if err := d.Finish(); err != nil {
 		return nil, err
 	}
 	if bad != "" {
 		return nil, fmt.Errorf("%w: classify: %s", core.ErrCorruptState, bad)
+	}
+	if s.dropped() {
+		return s, nil
 	}
 	if m.kind != kAccuracy {
 		var sum int64
@@ -120,7 +178,7 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 		if over || sum != s.total || s.correct != 0 {
 			return nil, fmt.Errorf("%w: classify: matrix does not add up to the record count", core.ErrCorruptState)
 		}
-		if m.numClasses > 0 && s.mat.n > m.numClasses {
+		if m.numClasses > 0 && s.mat.n > m.numClasses && s.seen&seenNames == 0 {
 			return nil, fmt.Errorf("%w: classify: %d classes, num_classes is %d", core.ErrCorruptState, s.mat.n, m.numClasses)
 		}
 	} else if s.mat.n != 0 {
@@ -202,6 +260,9 @@ func (s *State) AddIntColumns(cols [][]int64, weight int64) {
 	}
 	label = label[:n]
 	s.total += int64(n) * weight
+	if s.m.byName && !s.note(seenIDs) {
+		return
+	}
 	if s.m.kind == kAccuracy {
 		s.correct += countEqual(pred, label) * weight
 		return

@@ -343,7 +343,8 @@ add("reject-ragged-scores", {"type": "recall", "num_classes": 3}, [{"prediction"
 add("reject-not-one-hot", {"type": "accuracy"}, [{"prediction": [0.1, 0.9], "label": [0.5, 0.5]},
                                                  {"prediction": [0.1, 0.9], "label": [1, 1]}], None,
     reject="wrong type")
-add("reject-string", {"type": "mcc"}, [{"prediction": "cat", "label": 1}], None, reject="wrong type")
+# A class name and an id in one record: nothing says which name the id stands for.
+add("reject-string", {"type": "mcc"}, [{"prediction": "cat", "label": 1}], None, reject="mixed class types")
 add("reject-missing", {"type": "mcc"}, [{"prediction": 1}, {"label": 1}, {"prediction": None, "label": 0}], None,
     reject="missing field")
 add("reject-empty-scores", {"type": "accuracy"}, [{"prediction": [], "label": 0}], None, reject="wrong length")

@@ -374,7 +374,7 @@ crej = [
     ("reject-balanced-not-one-hot", "balanced_accuracy", [{"prediction": 1, "label": [0.5, 0.5]}], "wrong type"),
     ("reject-balanced-missing", "balanced_accuracy", [{"prediction": 1}, {"label": 1}], "missing field"),
     ("reject-balanced-empty-scores", "balanced_accuracy", [{"prediction": [], "label": 0}], "wrong length"),
-    ("reject-kappa-string", "cohen_kappa", [{"prediction": "cat", "label": 0}], "wrong type"),
+    ("reject-kappa-string", "cohen_kappa", [{"prediction": "cat", "label": 0}], "mixed class types"),
 ]
 for name, typ, rs, reason in crej:
     add("classify", name, {"type": typ}, rs, None, reject=reason)

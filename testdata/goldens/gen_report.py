@@ -116,12 +116,13 @@ for n, k_names, skill in [(12, class_names, 0.6), (300, class_names, 0.7), (80, 
         confusion_matrix(y, p, labels=k_names).astype(float).tolist())
 add("names-reject-unknown", {"type": "classification_report", "classes": class_names}, [{"prediction": "neg", "label": "positive"}], None,
     reject="unknown class")
-add("names-reject-without-classes", {"type": "f1", "compat": "sklearn"}, [{"prediction": "neg", "label": "neg"}], None,
+# num_classes fixes the classes to the ids 0..C-1: a name cannot be one of them.
+add("names-reject-with-num-classes", {"type": "f1", "compat": "sklearn", "num_classes": 2}, [{"prediction": "neg", "label": "neg"}], None,
     reject="wrong type")
 
 # No records: null with a reason (sklearn raises on empty input).
 add("no-records", {"type": "classification_report"}, [], None)
-add("reject-string", {"type": "classification_report"}, [{"prediction": "neg", "label": 1}], None, reject="wrong type")
+add("reject-string", {"type": "classification_report"}, [{"prediction": "neg", "label": 1}], None, reject="mixed class types")
 add("reject-negative", {"type": "classification_report"}, [{"prediction": -1, "label": 1}], None,
     reject="label out of range")
 

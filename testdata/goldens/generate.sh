@@ -31,6 +31,8 @@ echo "== testdata/goldens/gen_retrieval.py"
 "$venv/bin/python" testdata/goldens/gen_retrieval.py
 echo "== testdata/goldens/gen_report.py"
 "$venv/bin/python" testdata/goldens/gen_report.py
+echo "== testdata/goldens/gen_names.py"
+"$venv/bin/python" testdata/goldens/gen_names.py
 # sacrebleu's --confidence/--paired-bs/--paired-ar numbers and numpy's RNG draws (metrics/stats).
 echo "== testdata/goldens/gen_sacrebleu_stats.py"
 "$venv/bin/python" testdata/goldens/gen_sacrebleu_stats.py
