@@ -1,10 +1,12 @@
 package tokenize
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -281,4 +283,54 @@ func TestRougeTokenizerAppendIDs(t *testing.T) {
 		}
 		require.Positive(t, clears, "the vocabulary was never cleared")
 	}
+}
+
+// alnum8 must mark exactly the bytes of [A-Za-z0-9], whatever their neighbours.
+func TestAlnum8MatchesByteTable(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	for c := 0; c < 256; c++ {
+		for k := 0; k < 8; k++ {
+			for rep := 0; rep < 8; rep++ {
+				var b [8]byte
+				for x := range b {
+					b[x] = byte(r.Intn(256))
+				}
+				b[k] = byte(c)
+				w := binary.LittleEndian.Uint64(b[:])
+				got := alnum8(w)
+				for x, v := range b {
+					want := rougeByte[v] == 1 || rougeByte[v] == 2
+					require.Equal(t, want, got>>(8*x+7)&1 == 1, "byte %#x at %d of %x", v, x, b)
+				}
+				require.Zero(t, got&^hi8, "bits other than the high ones")
+			}
+		}
+	}
+}
+
+// FuzzRougeAppendIDs: AppendIDs gives Rouge's tokens, as ids equal exactly when the tokens
+// are, whatever bytes surround the words (the 8- and 16-byte loads near the end of the text).
+func FuzzRougeAppendIDs(f *testing.F) {
+	for _, s := range []string{"", "Abcdefgh abcdefgh ABCDEFGHIJKLMNOPQ x", "a İb \u212a \xc4\xb0x", "12345678901234567 running"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		for _, stem := range []bool{false, true} {
+			rt := NewRougeTokenizer(stem)
+			want := Rouge(s, stem)
+			for pass := 0; pass < 2; pass++ { // a cold and a warm vocabulary
+				ids := rt.AppendIDs(nil, s)
+				require.Len(t, ids, len(want))
+				for i := range want {
+					for j := range want {
+						require.Equal(t, want[i] == want[j], ids[i] == ids[j], "tokens %q %q", want[i], want[j])
+					}
+					require.Equal(t, rt.TokenID(want[i]), ids[i])
+				}
+			}
+		}
+	})
 }
