@@ -32,11 +32,11 @@ type scratch struct {
 	ownEnds, ownLines, ownTextLines []int
 
 	// The rouge tokenizer's ids (global to its vocabulary) become the example's dense ids
-	// through gloc: gloc[g] is valid when gstamp[g] == lgen, the example's stamp.
-	gloc   []int32
-	gstamp []uint32
-	lgen   uint32
-	nloc   int32
+	// through gloc: gloc[g].loc is valid when gloc[g].stamp == lgen, the example's stamp
+	// (one slot per id, so a lookup touches one cache line).
+	gloc []glocSlot
+	lgen uint32
+	nloc int32
 
 	lcs    bitLCS
 	lsum   lsumLCS
@@ -61,6 +61,12 @@ type scratch struct {
 	bounds  []int
 }
 
+// glocSlot is the example's dense id of one tokenizer id, valid when stamp is the example's.
+type glocSlot struct {
+	stamp uint32
+	loc   int32
+}
+
 // reset starts a new example.
 func (sc *scratch) reset() {
 	sc.own()
@@ -68,7 +74,7 @@ func (sc *scratch) reset() {
 	sc.in.reset()
 	sc.lgen++
 	if sc.lgen == 0 {
-		clear(sc.gstamp)
+		clear(sc.gloc)
 		sc.lgen = 1
 	}
 	sc.nloc = 0
@@ -106,19 +112,19 @@ func (sc *scratch) nIDs() int { return sc.in.n() + int(sc.nloc) }
 func (sc *scratch) localize(from int) {
 	if n := sc.rt.NumIDs(); n > len(sc.gloc) {
 		n = max(n, 2*len(sc.gloc))
-		sc.gloc = append(sc.gloc, make([]int32, n-len(sc.gloc))...)
-		sc.gstamp = append(sc.gstamp, make([]uint32, n-len(sc.gstamp))...)
+		sc.gloc = append(sc.gloc, make([]glocSlot, n-len(sc.gloc))...)
 	}
-	gloc, gstamp, gen := sc.gloc, sc.gstamp, sc.lgen
+	gloc, gen, nloc := sc.gloc, sc.lgen, sc.nloc
 	seq := sc.seq[from:]
 	for k, g := range seq {
-		if gstamp[g] != gen {
-			gstamp[g] = gen
-			gloc[g] = sc.nloc
-			sc.nloc++
+		sl := &gloc[g]
+		if sl.stamp != gen {
+			*sl = glocSlot{stamp: gen, loc: nloc}
+			nloc++
 		}
-		seq[k] = gloc[g]
+		seq[k] = sl.loc
 	}
+	sc.nloc = nloc
 }
 
 // lcsLengths returns the LCS length of the candidate (sequence 0) and each reference
@@ -227,12 +233,16 @@ func (sc *scratch) pushValue(t textOpts, v core.Value, isPred bool, i int) {
 		return
 	}
 	rt := t.rouge(sc)
-	for line := range lines(s) {
-		from := len(sc.seq)
-		sc.seq = rt.AppendIDs(sc.seq, t.lowered(line))
-		sc.localize(from)
-		sc.endLine()
+	from := len(sc.seq)
+	if t.lower {
+		for line := range lines(s) {
+			sc.seq = rt.AppendIDs(sc.seq, t.lowered(line))
+			sc.endLine()
+		}
+	} else {
+		sc.seq, sc.lines = rt.AppendLineIDs(sc.seq, sc.lines, s)
 	}
+	sc.localize(from)
 	sc.endText(len(sc.lines))
 }
 

@@ -331,6 +331,45 @@ func FuzzRougeAppendIDs(f *testing.F) {
 					require.Equal(t, rt.TokenID(want[i]), ids[i])
 				}
 			}
+			checkLineIDs(t, rt, s)
 		}
 	})
+}
+
+// checkLineIDs: AppendLineIDs gives what AppendIDs gives line by line (the non-empty pieces
+// between newlines), after earlier ids and ends.
+func checkLineIDs(t *testing.T, rt *RougeTokenizer, s string) {
+	t.Helper()
+	wantIDs, wantEnds := []int32{-7}, []int{-3}
+	for _, line := range strings.Split(s, "\n") {
+		if line != "" {
+			wantIDs = rt.AppendIDs(wantIDs, line)
+			wantEnds = append(wantEnds, len(wantIDs))
+		}
+	}
+	ids, ends := rt.AppendLineIDs([]int32{-7}, []int{-3}, s)
+	require.Equal(t, wantIDs, ids, "input %q", s)
+	require.Equal(t, wantEnds, ends, "input %q", s)
+}
+
+// TestRougeAppendLineIDs: lines of every kind (empty, without tokens, ending in a word or a
+// separator, with the general path's capitals) and newlines next to words of every length.
+func TestRougeAppendLineIDs(t *testing.T) {
+	inputs := []string{"", "\n", "\n\n", "a", "a\n", "\na", "a\nb", "a\n\nb\n", "...\n\n, ;\nx", "Running fast.\nThe dogs\n",
+		"abcdefgh\nabcdefghi\nabcdefghijklmnopq\nz", "word \n word", "İstanbul\nKelvin \u212a\n\nrunning", "a\nİ", "x\u2028y\rz\n"}
+	r := rand.New(rand.NewSource(8))
+	pieces := []string{"a", "Word", "running", "ABCDEFGHIJ", "abcdefghijklmnopqrs", "5", " ", ".", "\n", "\n\n", "é", "İ", "\u212a"}
+	for i := 0; i < 5000; i++ {
+		var b strings.Builder
+		for n := r.Intn(20); n > 0; n-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		inputs = append(inputs, b.String())
+	}
+	for _, stem := range []bool{false, true} {
+		rt := NewRougeTokenizer(stem)
+		for _, in := range inputs {
+			checkLineIDs(t, rt, in)
+		}
+	}
 }

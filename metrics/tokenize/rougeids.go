@@ -223,21 +223,42 @@ func (t *RougeTokenizer) TokenID(tok string) int32 {
 // vocabulary has outgrown its bounds; so ids appended between two calls of Reset can be
 // compared with each other.
 func (t *RougeTokenizer) AppendIDs(dst []int32, text string) []int32 {
+	dst, _ = t.appendIDs(dst, nil, text, false)
+	return dst
+}
+
+// AppendLineIDs is AppendIDs of each line of text in turn, the lines being the pieces of text
+// between "\n" except empty ones (rouge-score's get_sents for rougeLsum): after the ids of
+// each line it appends len(dst) to ends, also for a line without tokens. A token never spans
+// a newline, so dst gets the ids AppendIDs(dst, text) would append.
+func (t *RougeTokenizer) AppendLineIDs(dst []int32, ends []int, text string) ([]int32, []int) {
+	return t.appendIDs(dst, ends, text, true)
+}
+
+// appendIDs is AppendIDs, and AppendLineIDs when lines is set.
+func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines bool) ([]int32, []int) {
 	if t.words.slots == nil {
 		t.words.grow()
 		t.short.grow()
 	}
-	first := len(dst)
+	first, firstEnd := len(dst), len(ends)
+	piece := 0 // start of the current line
 	p := unsafe.Pointer(unsafe.StringData(text))
 	for i := 0; i < len(text); {
 		switch rougeByte[text[i]] {
 		case 0:
+			if lines && text[i] == '\n' {
+				if i > piece {
+					ends = append(ends, len(dst))
+				}
+				piece = i + 1
+			}
 			i++
 			continue
 		case 3:
 			if strings.HasPrefix(text[i:], "\u0130") || strings.HasPrefix(text[i:], "\u212a") {
 				// A capital that lowercases to an ASCII letter: the general path.
-				return t.appendIDsSlow(dst[:first], text)
+				return t.appendIDsSlow(dst[:first], ends[:firstEnd], text, lines)
 			}
 			i++ // any other character is a separator
 			continue
@@ -305,13 +326,16 @@ func (t *RougeTokenizer) AppendIDs(dst []int32, text string) []int32 {
 			dst = append(dst, val)
 		}
 		// The byte after a word is a separator; the common one (not a lead byte that
-		// needs a look) is skipped here.
-		if j < len(text) && rougeByte[text[j]] == 0 {
+		// needs a look, nor a newline) is skipped here.
+		if j < len(text) && rougeByte[text[j]] == 0 && text[j] != '\n' {
 			j++
 		}
 		i = j
 	}
-	return dst
+	if lines && len(text) > piece {
+		ends = append(ends, len(dst))
+	}
+	return dst, ends
 }
 
 // alnum8 returns the high bit of each byte of the little-endian word w that is [A-Za-z0-9]
@@ -418,15 +442,29 @@ func (t *RougeTokenizer) wordToken(w string) int32 {
 	return t.TokenID(tok) // copies tok: low and arena are reused
 }
 
-// appendIDsSlow is AppendIDs through Append's general path, for text with U+0130 or U+212A
+// appendIDsSlow is appendIDs through Append's general path, for text with U+0130 or U+212A
 // (whose words are not cached).
-func (t *RougeTokenizer) appendIDsSlow(dst []int32, text string) []int32 {
-	t.slow = t.appendSlow(t.slow[:0], text)
-	for _, tok := range t.slow {
-		dst = append(dst, t.TokenID(tok))
+func (t *RougeTokenizer) appendIDsSlow(dst []int32, ends []int, text string, lines bool) ([]int32, []int) {
+	for text != "" {
+		line := text
+		if i := strings.IndexByte(text, '\n'); lines && i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if line == "" {
+			continue
+		}
+		t.slow = t.appendSlow(t.slow[:0], line)
+		for _, tok := range t.slow {
+			dst = append(dst, t.TokenID(tok))
+		}
+		clear(t.slow)
+		if lines {
+			ends = append(ends, len(dst))
+		}
 	}
-	clear(t.slow)
-	return dst
+	return dst, ends
 }
 
 // resetVocab clears the vocabulary when it has outgrown its bounds.
