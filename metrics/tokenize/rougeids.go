@@ -16,8 +16,8 @@ import (
 // probe compares the bytes, the hash only picks the slot).
 
 // Bounds of the vocabulary: Reset clears it when it holds more words or bytes than this, so
-// its memory stays bounded (under 9 MB: 4 MiB of word slots, 2 MiB of token slots and the
-// bytes) whatever the corpus.
+// its memory stays bounded (under 9 MB: at most 4.5 MiB of word slots in the two word
+// tables, 2 MiB of token slots and the bytes) whatever the corpus.
 const (
 	vocabMaxWords = 1 << 16
 	vocabMaxBytes = 1 << 21 // of the long words and of the tokens
