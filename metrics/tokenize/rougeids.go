@@ -78,8 +78,9 @@ func (v *vocab) grow() {
 		if sl.n == 0 {
 			continue
 		}
-		h := HashString(bytesToString(v.bytes[sl.off : sl.off+sl.n]))
-		i := h & mask
+		// The slot keeps the low 32 bits of the key's hash, all find uses of it while
+		// the table has at most 2^32 slots.
+		i := uint64(sl.hash) & mask
 		for v.slots[i].n != 0 {
 			i = (i + 1) & mask
 		}
