@@ -488,3 +488,48 @@ func TestRougeTokensByLine(t *testing.T) {
 		}
 	}
 }
+
+// The fixed-point part of meanState's sums holds its values exactly: a sum through addUnit
+// (and merged halves) is the exact sum, as core.Sum gives it, also with values it refuses
+// (below 2^-76, subnormal, weighted).
+func TestUnitAccExact(t *testing.T) {
+	r := rand.New(rand.NewSource(9))
+	cases := []struct {
+		name string
+		vals []float64
+	}{
+		{"ones", []float64{1, 1, 1}},
+		{"thirds", []float64{1.0 / 3, 2.0 / 3, 1.0 / 7, 0.1, 0.2, 0.3}},
+		{"edges", []float64{0, 1, math.Ldexp(1, -76), math.Ldexp(1.5, -76), math.Ldexp(1, -77), math.SmallestNonzeroFloat64, math.Nextafter(1, 0), 0.5}},
+		{"random", nil},
+		{"tiny", nil},
+	}
+	for i := 0; i < 5000; i++ {
+		cases[3].vals = append(cases[3].vals, r.Float64())
+		cases[4].vals = append(cases[4].vals, math.Ldexp(r.Float64(), -r.Intn(90)))
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var want, s1, s2 core.Sum
+			var a1, a2 unitAcc
+			for i, v := range c.vals {
+				w := int64(1 + i%3/2) // weights 1, 1, 2, ...
+				want.AddWeighted(v, w)
+				if i%2 == 0 {
+					addUnit(&s1, &a1, v, w)
+				} else {
+					addUnit(&s2, &a2, v, w)
+				}
+			}
+			s1.Merge(&s2)
+			a1.merge(&a2)
+			got := a1.total(&s1)
+			require.Equal(t, want.Float(), got.Float())
+			// Exact, not only rounded alike: the difference is zero.
+			for _, p := range want.Partials() {
+				got.Add(-p)
+			}
+			require.Zero(t, got.Float())
+		})
+	}
+}

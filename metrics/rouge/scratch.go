@@ -32,11 +32,11 @@ type scratch struct {
 	ownEnds, ownLines, ownTextLines []int
 
 	// The rouge tokenizer's ids (global to its vocabulary) become the example's dense ids
-	// through gloc: gloc[g] is valid when gstamp[g] == lgen, the example's stamp.
-	gloc   []int32
-	gstamp []uint32
-	lgen   uint32
-	nloc   int32
+	// through gloc: gloc[g].loc is valid when gloc[g].stamp == lgen, the example's stamp
+	// (one slot per id, so a lookup touches one cache line).
+	gloc []stampedID
+	lgen uint32
+	nloc int32
 
 	lcs    bitLCS
 	lsum   lsumLCS
@@ -46,9 +46,8 @@ type scratch struct {
 	// n-grams
 	levels    []u64Interner // levels[k] interns (id of a (k+1)-gram, next token) → id of a (k+2)-gram
 	cur, next []int32
-	// pairs: bigram ids by slot first*distinct + second, valid where pairStamp == pairGen
-	pairID    []int32
-	pairStamp []uint32
+	// pairs: bigram ids by slot first*distinct + second, valid where the stamp is pairGen
+	pairID    []stampedID
 	pairGen   uint32
 	gramN     int
 	grams     []int32 // n-gram ids of every sequence, laid out like seq (n >= 2)
@@ -61,6 +60,13 @@ type scratch struct {
 	bounds  []int
 }
 
+// stampedID is an id valid in the generation stamp (one example's ids in gloc, its bigram
+// ids in pairID).
+type stampedID struct {
+	stamp uint32
+	id    int32
+}
+
 // reset starts a new example.
 func (sc *scratch) reset() {
 	sc.own()
@@ -68,7 +74,7 @@ func (sc *scratch) reset() {
 	sc.in.reset()
 	sc.lgen++
 	if sc.lgen == 0 {
-		clear(sc.gstamp)
+		clear(sc.gloc)
 		sc.lgen = 1
 	}
 	sc.nloc = 0
@@ -106,19 +112,19 @@ func (sc *scratch) nIDs() int { return sc.in.n() + int(sc.nloc) }
 func (sc *scratch) localize(from int) {
 	if n := sc.rt.NumIDs(); n > len(sc.gloc) {
 		n = max(n, 2*len(sc.gloc))
-		sc.gloc = append(sc.gloc, make([]int32, n-len(sc.gloc))...)
-		sc.gstamp = append(sc.gstamp, make([]uint32, n-len(sc.gstamp))...)
+		sc.gloc = append(sc.gloc, make([]stampedID, n-len(sc.gloc))...)
 	}
-	gloc, gstamp, gen := sc.gloc, sc.gstamp, sc.lgen
+	gloc, gen, nloc := sc.gloc, sc.lgen, sc.nloc
 	seq := sc.seq[from:]
 	for k, g := range seq {
-		if gstamp[g] != gen {
-			gstamp[g] = gen
-			gloc[g] = sc.nloc
-			sc.nloc++
+		sl := &gloc[g]
+		if sl.stamp != gen {
+			*sl = stampedID{stamp: gen, id: nloc}
+			nloc++
 		}
-		seq[k] = gloc[g]
+		seq[k] = sl.id
 	}
+	sc.nloc = nloc
 }
 
 // lcsLengths returns the LCS length of the candidate (sequence 0) and each reference
@@ -227,12 +233,16 @@ func (sc *scratch) pushValue(t textOpts, v core.Value, isPred bool, i int) {
 		return
 	}
 	rt := t.rouge(sc)
-	for line := range lines(s) {
-		from := len(sc.seq)
-		sc.seq = rt.AppendIDs(sc.seq, t.lowered(line))
-		sc.localize(from)
-		sc.endLine()
+	from := len(sc.seq)
+	if t.lower {
+		for line := range lines(s) {
+			sc.seq = rt.AppendIDs(sc.seq, t.lowered(line))
+			sc.endLine()
+		}
+	} else {
+		sc.seq, sc.lines = rt.AppendLineIDs(sc.seq, sc.lines, s)
 	}
+	sc.localize(from)
 	sc.endText(len(sc.lines))
 }
 
@@ -366,29 +376,29 @@ const maxPairTokens = 256
 func (sc *scratch) pairs() int {
 	d := sc.distinct
 	if need := d * d; len(sc.pairID) < need {
-		sc.pairID = make([]int32, need)
-		sc.pairStamp = make([]uint32, need)
+		// At least doubled: the sizes of examples rise a little at a time, and each new
+		// table is fresh memory (page faults) until the garbage collector runs.
+		sc.pairID = make([]stampedID, min(max(need, 2*len(sc.pairID)), maxPairTokens*maxPairTokens))
 		sc.pairGen = 0
 	}
 	sc.pairGen++
 	if sc.pairGen == 0 {
-		clear(sc.pairStamp)
+		clear(sc.pairID)
 		sc.pairGen = 1
 	}
-	ids, stamp, gen := sc.pairID, sc.pairStamp, sc.pairGen
+	ids, gen := sc.pairID, sc.pairGen
 	n := int32(0)
 	sc.grams = sc.grams[:0]
 	sc.gEnds = sc.gEnds[:0]
 	for i := range sc.ends {
 		s := sc.at(i)
 		for j := 1; j < len(s); j++ {
-			x := int(s[j-1])*d + int(s[j])
-			if stamp[x] != gen {
-				stamp[x] = gen
-				ids[x] = n
+			sl := &ids[int(s[j-1])*d+int(s[j])]
+			if sl.stamp != gen {
+				*sl = stampedID{stamp: gen, id: n}
 				n++
 			}
-			sc.grams = append(sc.grams, ids[x])
+			sc.grams = append(sc.grams, sl.id)
 		}
 		sc.gEnds = append(sc.gEnds, len(sc.grams))
 	}

@@ -1,10 +1,12 @@
 package tokenize
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 )
@@ -280,5 +282,94 @@ func TestRougeTokenizerAppendIDs(t *testing.T) {
 			}
 		}
 		require.Positive(t, clears, "the vocabulary was never cleared")
+	}
+}
+
+// alnum8 must mark exactly the bytes of [A-Za-z0-9], whatever their neighbours.
+func TestAlnum8MatchesByteTable(t *testing.T) {
+	r := rand.New(rand.NewSource(6))
+	for c := 0; c < 256; c++ {
+		for k := 0; k < 8; k++ {
+			for rep := 0; rep < 8; rep++ {
+				var b [8]byte
+				for x := range b {
+					b[x] = byte(r.Intn(256))
+				}
+				b[k] = byte(c)
+				w := binary.LittleEndian.Uint64(b[:])
+				got := alnum8(w)
+				for x, v := range b {
+					want := rougeByte[v] == 1 || rougeByte[v] == 2
+					require.Equal(t, want, got>>(8*x+7)&1 == 1, "byte %#x at %d of %x", v, x, b)
+				}
+				require.Zero(t, got&^hi8, "bits other than the high ones")
+			}
+		}
+	}
+}
+
+// FuzzRougeAppendIDs: AppendIDs gives Rouge's tokens, as ids equal exactly when the tokens
+// are, whatever bytes surround the words (the 8- and 16-byte loads near the end of the text).
+func FuzzRougeAppendIDs(f *testing.F) {
+	for _, s := range []string{"", "Abcdefgh abcdefgh ABCDEFGHIJKLMNOPQ x", "a İb \u212a \xc4\xb0x", "12345678901234567 running"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return
+		}
+		for _, stem := range []bool{false, true} {
+			rt := NewRougeTokenizer(stem)
+			want := Rouge(s, stem)
+			for pass := 0; pass < 2; pass++ { // a cold and a warm vocabulary
+				ids := rt.AppendIDs(nil, s)
+				require.Len(t, ids, len(want))
+				for i := range want {
+					for j := range want {
+						require.Equal(t, want[i] == want[j], ids[i] == ids[j], "tokens %q %q", want[i], want[j])
+					}
+					require.Equal(t, rt.TokenID(want[i]), ids[i])
+				}
+			}
+			checkLineIDs(t, rt, s)
+		}
+	})
+}
+
+// checkLineIDs: AppendLineIDs gives what AppendIDs gives line by line (the non-empty pieces
+// between newlines), after earlier ids and ends.
+func checkLineIDs(t *testing.T, rt *RougeTokenizer, s string) {
+	t.Helper()
+	wantIDs, wantEnds := []int32{-7}, []int{-3}
+	for _, line := range strings.Split(s, "\n") {
+		if line != "" {
+			wantIDs = rt.AppendIDs(wantIDs, line)
+			wantEnds = append(wantEnds, len(wantIDs))
+		}
+	}
+	ids, ends := rt.AppendLineIDs([]int32{-7}, []int{-3}, s)
+	require.Equal(t, wantIDs, ids, "input %q", s)
+	require.Equal(t, wantEnds, ends, "input %q", s)
+}
+
+// TestRougeAppendLineIDs: lines of every kind (empty, without tokens, ending in a word or a
+// separator, with the general path's capitals) and newlines next to words of every length.
+func TestRougeAppendLineIDs(t *testing.T) {
+	inputs := []string{"", "\n", "\n\n", "a", "a\n", "\na", "a\nb", "a\n\nb\n", "...\n\n, ;\nx", "Running fast.\nThe dogs\n",
+		"abcdefgh\nabcdefghi\nabcdefghijklmnopq\nz", "word \n word", "İstanbul\nKelvin \u212a\n\nrunning", "a\nİ", "x\u2028y\rz\n"}
+	r := rand.New(rand.NewSource(8))
+	pieces := []string{"a", "Word", "running", "ABCDEFGHIJ", "abcdefghijklmnopqrs", "5", " ", ".", "\n", "\n\n", "é", "İ", "\u212a"}
+	for i := 0; i < 5000; i++ {
+		var b strings.Builder
+		for n := r.Intn(20); n > 0; n-- {
+			b.WriteString(pieces[r.Intn(len(pieces))])
+		}
+		inputs = append(inputs, b.String())
+	}
+	for _, stem := range []bool{false, true} {
+		rt := NewRougeTokenizer(stem)
+		for _, in := range inputs {
+			checkLineIDs(t, rt, in)
+		}
 	}
 }

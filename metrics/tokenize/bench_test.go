@@ -1,6 +1,9 @@
 package tokenize
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -102,4 +105,70 @@ func BenchmarkAppend(b *testing.B) {
 			benchTokenizer(b, func(s string) []string { dst = fn(dst[:0], s); return dst })
 		})
 	}
+}
+
+// BenchmarkRougeAppendIDs measures the rouge tokenizer's id path with stemming: "warm" with
+// a vocabulary that has seen the text, "cold" with a new tokenizer per pass (every word
+// lowercased, stemmed and interned once). The text is benchLines, or the lines of the JSONL
+// corpus named by EVALSTREAM_ROUGE_CORPUS (prediction and references) to measure real text.
+func BenchmarkRougeAppendIDs(b *testing.B) {
+	texts := benchLines
+	if path := os.Getenv("EVALSTREAM_ROUGE_CORPUS"); path != "" {
+		texts = corpusTexts(b, path)
+	}
+	total := 0
+	for _, s := range texts {
+		total += len(s)
+	}
+	for _, cold := range []bool{false, true} {
+		name := "warm"
+		if cold {
+			name = "cold"
+		}
+		b.Run(name, func(b *testing.B) {
+			var ids []int32
+			t := NewRougeTokenizer(true)
+			for _, s := range texts {
+				ids = t.AppendIDs(ids[:0], s)
+			}
+			tokens := 0
+			b.SetBytes(int64(total))
+			b.ReportAllocs()
+			for b.Loop() {
+				if cold {
+					t = NewRougeTokenizer(true)
+				}
+				tokens = 0
+				for _, s := range texts {
+					ids = t.AppendIDs(ids[:0], s)
+					tokens += len(ids)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(tokens)), "ns/token")
+		})
+	}
+}
+
+// corpusTexts returns the prediction and reference strings of a JSONL file.
+func corpusTexts(b *testing.B, path string) []string {
+	f, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texts []string
+	for _, line := range bytes.Split(f, []byte("\n")) {
+		if len(line) == 0 {
+			continue
+		}
+		var r struct {
+			Prediction string   `json:"prediction"`
+			References []string `json:"references"`
+		}
+		if err := json.Unmarshal(line, &r); err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, r.Prediction)
+		texts = append(texts, r.References...)
+	}
+	return texts
 }

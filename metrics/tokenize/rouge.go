@@ -144,7 +144,8 @@ type RougeTokenizer struct {
 	arena []byte    // scratch of stemASCII
 
 	// The id path (AppendIDs): word as written -> token id, token -> id.
-	words wordTable
+	short shortTable // words of at most 8 bytes
+	words wordTable  // longer words
 	toks  vocab
 	low   []byte   // a lowercased word
 	slow  []string // tokens of appendIDsSlow

@@ -16,8 +16,8 @@ import (
 // probe compares the bytes, the hash only picks the slot).
 
 // Bounds of the vocabulary: Reset clears it when it holds more words or bytes than this, so
-// its memory stays bounded (under 9 MB: 4 MiB of word slots, 2 MiB of token slots and the
-// bytes) whatever the corpus.
+// its memory stays bounded (under 9 MB: at most 4.5 MiB of word slots in the two word
+// tables, 2 MiB of token slots and the bytes) whatever the corpus.
 const (
 	vocabMaxWords = 1 << 16
 	vocabMaxBytes = 1 << 21 // of the long words and of the tokens
@@ -78,8 +78,9 @@ func (v *vocab) grow() {
 		if sl.n == 0 {
 			continue
 		}
-		h := HashString(bytesToString(v.bytes[sl.off : sl.off+sl.n]))
-		i := h & mask
+		// The slot keeps the low 32 bits of the key's hash, all find uses of it while
+		// the table has at most 2^32 slots.
+		i := uint64(sl.hash) & mask
 		for v.slots[i].n != 0 {
 			i = (i + 1) & mask
 		}
@@ -94,9 +95,10 @@ func (v *vocab) ready() {
 	}
 }
 
-// wordTable is vocab's layout for the words of AppendIDs, which are looked up once per word
-// of text: a word of at most 16 bytes is kept in its slot (k0, k1: its bytes, little-endian,
-// zero-padded), so a lookup reads one 32-byte slot and nothing else; longer words are
+// wordTable is vocab's layout for the words of AppendIDs longer than 8 bytes (shorter ones
+// are in a shortTable), which are looked up once per word of text: a word of at most 16
+// bytes is kept in its slot (k0, k1: its bytes, little-endian, zero-padded), so a lookup
+// reads one 32-byte slot and nothing else; longer words are
 // compared by hash and bytes, as in vocab. The slot of a key is given by the top bits of its
 // 64-bit hash (Fibonacci hashing), which is why hash keeps the top 32 bits.
 type wordTable struct {
@@ -113,16 +115,6 @@ type wslot struct {
 	off    uint32 // long words: start in bytes
 	val    int32
 }
-
-// shortMask[n] keeps the first n bytes of two little-endian 8-byte loads.
-var shortMask = func() (m [17][2]uint64) {
-	for n := 0; n <= 16; n++ {
-		for b := 0; b < n; b++ {
-			m[n][b/8] |= 0xff << (8 * uint(b%8))
-		}
-	}
-	return m
-}()
 
 // shortHash hashes the key of a short word. Words have no zero bytes, so the key determines
 // the length.
@@ -232,62 +224,194 @@ func (t *RougeTokenizer) TokenID(tok string) int32 {
 // vocabulary has outgrown its bounds; so ids appended between two calls of Reset can be
 // compared with each other.
 func (t *RougeTokenizer) AppendIDs(dst []int32, text string) []int32 {
+	dst, _ = t.appendIDs(dst, nil, text, false)
+	return dst
+}
+
+// AppendLineIDs is AppendIDs of each line of text in turn, the lines being the pieces of text
+// between "\n" except empty ones (rouge-score's get_sents for rougeLsum): after the ids of
+// each line it appends len(dst) to ends, also for a line without tokens. A token never spans
+// a newline, so dst gets the ids AppendIDs(dst, text) would append.
+func (t *RougeTokenizer) AppendLineIDs(dst []int32, ends []int, text string) ([]int32, []int) {
+	return t.appendIDs(dst, ends, text, true)
+}
+
+// appendIDs is AppendIDs, and AppendLineIDs when lines is set.
+func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines bool) ([]int32, []int) {
 	if t.words.slots == nil {
 		t.words.grow()
+		t.short.grow()
 	}
-	first := len(dst)
+	first, firstEnd := len(dst), len(ends)
+	piece := 0 // start of the current line
+	p := unsafe.Pointer(unsafe.StringData(text))
 	for i := 0; i < len(text); {
 		switch rougeByte[text[i]] {
 		case 0:
+			if lines && text[i] == '\n' {
+				if i > piece {
+					ends = append(ends, len(dst))
+				}
+				piece = i + 1
+			}
 			i++
 			continue
 		case 3:
 			if strings.HasPrefix(text[i:], "\u0130") || strings.HasPrefix(text[i:], "\u212a") {
 				// A capital that lowercases to an ASCII letter: the general path.
-				return t.appendIDsSlow(dst[:first], text)
+				return t.appendIDsSlow(dst[:first], ends[:firstEnd], text, lines)
 			}
 			i++ // any other character is a separator
 			continue
 		}
-		j := i + 1
-		for j < len(text) && rougeByte[text[j]]-1 < 2 { // [a-z0-9] (1) or [A-Z] (2)
-			j++
-		}
-		n := j - i
-		var sl *wslot
-		var k0, k1, h uint64
-		if n <= 16 {
-			if i+16 <= len(text) {
-				q := unsafe.Add(unsafe.Pointer(unsafe.StringData(text)), i)
-				m := &shortMask[n]
-				k0 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(q), 8)) & m[0]
-				k1 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(q, 8)), 8)) & m[1]
+		// A word starts at i. Where 16 bytes can be read, its length comes from the
+		// classes of those bytes, 8 at a time (alnum8), and so do its key's bytes.
+		var j int
+		var k0, k1 uint64
+		if i+16 <= len(text) {
+			q := unsafe.Add(p, i)
+			k0 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(q), 8))
+			if stop := ^alnum8(k0) & hi8; stop != 0 {
+				n := bits.TrailingZeros64(stop) >> 3 // >= 1: text[i] is alnum
+				j = i + n
+				k0 &= 1<<(8*uint(n)) - 1
 			} else {
+				k1 = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Add(q, 8)), 8))
+				if stop := ^alnum8(k1) & hi8; stop != 0 {
+					n := bits.TrailingZeros64(stop) >> 3
+					j = i + 8 + n
+					k1 &= 1<<(8*uint(n)) - 1
+				} else {
+					j = i + 16
+					for j < len(text) && rougeByte[text[j]]-1 < 2 { // [a-z0-9] (1) or [A-Z] (2)
+						j++
+					}
+				}
+			}
+		} else {
+			j = i + 1
+			for j < len(text) && rougeByte[text[j]]-1 < 2 {
+				j++
+			}
+			if j-i <= 16 {
 				k0, k1 = shortKeyTail(text[i:j])
 			}
-			h = shortHash(k0, k1)
-			sl = t.words.findShort(k0, k1, h, n)
-		} else {
-			h = HashString(text[i:j])
-			sl = t.words.findLong(text[i:j], h)
 		}
-		val := sl.val
-		if sl.n == 0 {
-			w := text[i:j]
-			val = t.wordToken(w)
-			t.words.insert(sl, w, k0, k1, h, val) // may move the slots: sl is not used after
+		n := j - i
+		var val int32
+		switch {
+		case n <= 8:
+			var ok bool
+			if val, ok = t.short.find(k0); !ok {
+				val = t.wordToken(text[i:j])
+				t.short.insert(k0, val)
+			}
+		case n <= 16:
+			h := shortHash(k0, k1)
+			sl := t.words.findShort(k0, k1, h, n)
+			val = sl.val
+			if sl.n == 0 {
+				val = t.wordToken(text[i:j])
+				t.words.insert(sl, text[i:j], k0, k1, h, val) // may move the slots
+			}
+		default:
+			h := HashString(text[i:j])
+			sl := t.words.findLong(text[i:j], h)
+			val = sl.val
+			if sl.n == 0 {
+				val = t.wordToken(text[i:j])
+				t.words.insert(sl, text[i:j], k0, k1, h, val)
+			}
 		}
 		if val >= 0 {
 			dst = append(dst, val)
 		}
 		// The byte after a word is a separator; the common one (not a lead byte that
-		// needs a look) is skipped here.
-		if j < len(text) && rougeByte[text[j]] == 0 {
+		// needs a look, nor a newline) is skipped here.
+		if j < len(text) && rougeByte[text[j]] == 0 && text[j] != '\n' {
 			j++
 		}
 		i = j
 	}
-	return dst
+	if lines && len(text) > piece {
+		ends = append(ends, len(dst))
+	}
+	return dst, ends
+}
+
+// alnum8 returns the high bit of each byte of the little-endian word w that is [A-Za-z0-9]
+// (asciiLetters and the same range test for the digits).
+func alnum8(w uint64) uint64 {
+	const lo = 0x0101010101010101
+	x := w &^ hi8
+	digits := (x + (0x80-'0')*lo) &^ (x + (0x80-'9'-1)*lo) &^ w & hi8
+	return asciiLetters(w) | digits
+}
+
+// shortTable is the vocabulary's table for the words of at most 8 bytes, most words of text:
+// a word's key is its bytes, little-endian and zero-padded (words have no zero bytes, so the
+// key determines the word and is never 0, which marks a free slot), and a slot is 16 bytes,
+// so the table of a large corpus stays in the core's cache.
+type shortTable struct {
+	slots []sslot
+	shift uint8 // 64 - log2(len(slots))
+	n     int
+}
+
+type sslot struct {
+	k   uint64
+	val int32
+}
+
+func (v *shortTable) clear() {
+	clear(v.slots)
+	v.n = 0
+}
+
+// find returns the value of key k, if stored.
+func (v *shortTable) find(k uint64) (int32, bool) {
+	mask := uint64(len(v.slots) - 1)
+	for x := (k * 0x9e3779b97f4a7c15) >> v.shift; ; x = (x + 1) & mask {
+		sl := &v.slots[x]
+		if sl.k == k {
+			return sl.val, true
+		}
+		if sl.k == 0 {
+			return 0, false
+		}
+	}
+}
+
+// insert stores k -> val; k must not be stored.
+func (v *shortTable) insert(k uint64, val int32) {
+	mask := uint64(len(v.slots) - 1)
+	x := (k * 0x9e3779b97f4a7c15) >> v.shift
+	for v.slots[x].k != 0 {
+		x = (x + 1) & mask
+	}
+	v.slots[x] = sslot{k: k, val: val}
+	v.n++
+	if 4*v.n > 3*len(v.slots) {
+		v.grow()
+	}
+}
+
+// grow doubles the table (or makes the first one).
+func (v *shortTable) grow() {
+	old := v.slots
+	v.slots = make([]sslot, max(2*len(old), 1024))
+	v.shift = uint8(64 - bits.TrailingZeros(uint(len(v.slots))))
+	mask := uint64(len(v.slots) - 1)
+	for _, sl := range old {
+		if sl.k == 0 {
+			continue
+		}
+		x := (sl.k * 0x9e3779b97f4a7c15) >> v.shift
+		for v.slots[x].k != 0 {
+			x = (x + 1) & mask
+		}
+		v.slots[x] = sl
+	}
 }
 
 // wordToken lowercases and (when the tokenizer stems) stems a word of [A-Za-z0-9] and
@@ -319,21 +443,36 @@ func (t *RougeTokenizer) wordToken(w string) int32 {
 	return t.TokenID(tok) // copies tok: low and arena are reused
 }
 
-// appendIDsSlow is AppendIDs through Append's general path, for text with U+0130 or U+212A
+// appendIDsSlow is appendIDs through Append's general path, for text with U+0130 or U+212A
 // (whose words are not cached).
-func (t *RougeTokenizer) appendIDsSlow(dst []int32, text string) []int32 {
-	t.slow = t.appendSlow(t.slow[:0], text)
-	for _, tok := range t.slow {
-		dst = append(dst, t.TokenID(tok))
+func (t *RougeTokenizer) appendIDsSlow(dst []int32, ends []int, text string, lines bool) ([]int32, []int) {
+	for text != "" {
+		line := text
+		if i := strings.IndexByte(text, '\n'); lines && i >= 0 {
+			line, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if line == "" {
+			continue
+		}
+		t.slow = t.appendSlow(t.slow[:0], line)
+		for _, tok := range t.slow {
+			dst = append(dst, t.TokenID(tok))
+		}
+		clear(t.slow)
+		if lines {
+			ends = append(ends, len(dst))
+		}
 	}
-	clear(t.slow)
-	return dst
+	return dst, ends
 }
 
 // resetVocab clears the vocabulary when it has outgrown its bounds.
 func (t *RougeTokenizer) resetVocab() {
-	if t.words.n > vocabMaxWords || len(t.words.bytes)+len(t.toks.bytes) > vocabMaxBytes {
+	if t.words.n+t.short.n > vocabMaxWords || len(t.words.bytes)+len(t.toks.bytes) > vocabMaxBytes {
 		t.words.clear()
+		t.short.clear()
 		t.toks.clear()
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -19,7 +20,11 @@ var styleCSS string
 //go:embed page.html.tmpl
 var pageTmpl string
 
-var tmpl = template.Must(template.New("page").Parse(pageTmpl))
+// tmpl is parsed on the first Render, not at start-up: parsing costs about half a
+// millisecond, which every run of the binary would pay, most of them without a report.
+var tmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(pageTmpl))
+})
 
 // SmallSlice is the record count under which a slice is flagged: below about 30 records a
 // rate's sampling error is too large to read a difference from the overall value as real.
@@ -54,7 +59,7 @@ func Render(w io.Writer, in Input) error {
 		return fmt.Errorf("report: no results to render")
 	}
 	p := buildPage(in)
-	if err := tmpl.Execute(w, p); err != nil {
+	if err := tmpl().Execute(w, p); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
