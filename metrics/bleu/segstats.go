@@ -14,6 +14,8 @@ var errUnusable = errors.New("record has no usable prediction and references")
 var (
 	_ core.SegmentStatser = (*Metric)(nil)
 	_ core.SegmentStatser = (*CHRF)(nil)
+	_ core.SegmentAdder   = (*state)(nil)
+	_ core.SegmentAdder   = (*chrfState)(nil)
 )
 
 // bleuSegments is the core.SegmentScorer of a bleu metric with the sacrebleu preset.
@@ -47,6 +49,11 @@ func (b bleuSegments) SegmentStats(ex *core.Example, dst []float64) ([]float64, 
 	}
 	defer m.scratch.Put(w)
 	m.sentence(w, ex)
+	return m.appendSegment(w, dst), nil
+}
+
+// appendSegment appends the statistics derived in w as SegmentStats gives them.
+func (m *Metric) appendSegment(w *work, dst []float64) []float64 {
 	dst = append(dst, float64(w.cLen), float64(w.rLen))
 	for _, x := range w.m[:m.order] {
 		dst = append(dst, float64(x))
@@ -54,7 +61,25 @@ func (b bleuSegments) SegmentStats(ex *core.Example, dst []float64) ([]float64, 
 	for _, x := range w.t[:m.order] {
 		dst = append(dst, float64(x))
 	}
-	return dst, nil
+	return dst
+}
+
+// AddSegment implements core.SegmentAdder: the record is tokenized and counted once for the
+// state and its segment statistics. Only a metric with a SegmentScorer has the statistics;
+// otherwise it adds ex and returns the error SegmentScorer gives.
+func (s *state) AddSegment(ex *core.Example, weight int64, dst []float64) ([]float64, error) {
+	if _, err := s.m.SegmentScorer(); err != nil {
+		s.Add(ex, weight)
+		return dst, err
+	}
+	if !textinput.Usable(ex) {
+		return dst, errUnusable
+	}
+	w := s.derive(ex)
+	if weight >= 1 {
+		s.fold(w, ex.Seq, weight, s.m.sentenceOutcome(w, ex.Seq))
+	}
+	return s.m.appendSegment(w, dst), nil
 }
 
 // ScoreFromStats implements core.SegmentScorer: BLEU._compute_score_from_stats. Its value is
@@ -96,10 +121,30 @@ func (c chrfSegments) SegmentStats(ex *core.Example, dst []float64) ([]float64, 
 	}
 	defer m.scratch.Put(w)
 	m.record(w, ex)
+	return appendBest(w, dst), nil
+}
+
+func appendBest(w *chrfWork, dst []float64) []float64 {
 	for _, x := range w.best {
 		dst = append(dst, float64(x))
 	}
-	return dst, nil
+	return dst
+}
+
+// AddSegment implements core.SegmentAdder: the record's n-grams are counted once for the
+// state and its segment statistics.
+func (s *chrfState) AddSegment(ex *core.Example, weight int64, dst []float64) ([]float64, error) {
+	if !textinput.Usable(ex) {
+		return dst, errUnusable
+	}
+	if s.w == nil {
+		s.w = &chrfWork{}
+	}
+	nr := int64(s.m.record(s.w, ex))
+	if weight >= 1 {
+		s.fold(nr, s.w.best, weight)
+	}
+	return appendBest(s.w, dst), nil
 }
 
 // ScoreFromStats implements core.SegmentScorer: CHRF._compute_f_score. On Python ints and

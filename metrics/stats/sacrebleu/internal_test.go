@@ -20,12 +20,13 @@ func (sumScorer) ScoreFromStats(sum []float64, p core.StatsPrecision) (float64, 
 	return v, p == core.StatsFloat32
 }
 
-// TestBootstrapAllEqualsRowSums pins the integer fast path to numpy's row-by-row float32
-// sums, and checks that statistics outside its conditions take the row path.
-func TestBootstrapAllEqualsRowSums(t *testing.T) {
+// TestBootstrapScoresEqualsRowSums pins the integer fast path (counts packed per block of
+// 4 segments, counts above 3 as excesses, two statistics per word) to numpy's row-by-row
+// float32 sums, and checks that statistics outside its conditions take the row path.
+func TestBootstrapScoresEqualsRowSums(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	const n, d, B = 97, 5, 40
-	mk := func(scale float64, frac bool) Stats {
+	const d, B = 5, 40
+	mk := func(n int, scale float64, frac bool) Stats {
 		s := Stats{Dim: d, Data: make([]float64, n*d)}
 		for i := range s.Data {
 			s.Data[i] = float64(rng.Intn(int(scale)))
@@ -35,24 +36,33 @@ func TestBootstrapAllEqualsRowSums(t *testing.T) {
 		}
 		return s
 	}
-	idx, err := choice(12345, n, B)
-	require.NoError(t, err)
 	cases := []struct {
-		name    string
-		systems []Stats
-		fast    bool
+		name string
+		st   Stats
+		fast bool
 	}{
-		{"small counts", []Stats{mk(50, false), mk(50, false), mk(3, false)}, true},
-		{"fractions", []Stats{mk(50, true), mk(50, false)}, false},
-		{"sums may pass 2^24", []Stats{mk(1<<20, false)}, false},
+		{"small counts", mk(97, 50, false), true},
+		{"tiny counts", mk(97, 3, false), true},
+		{"n not a multiple of 4", mk(1001, 50, false), true},
+		{"two segments, counts up to 2", mk(2, 50, false), true},
+		{"one segment, drawn n times", mk(1, 50, false), true},
+		{"seven segments, counts above 3", mk(7, 50, false), true},
+		{"even dimension", Stats{Dim: 4, Data: mk(20, 100, false).Data[:80]}, true},
+		{"sums just below 2^24", mk(64, 1<<18, false), true},
+		{"fractions", mk(97, 50, true), false},
+		{"sums may pass 2^24", mk(97, 1<<20, false), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			require.Equal(t, c.fast, countable(c.systems))
-			got := bootstrapAll(sumScorer{}, c.systems, idx, B)
-			for k, st := range c.systems {
-				require.Equal(t, bootstrap(sumScorer{}, st, idx, B), got[k], "system %d", k)
-			}
+			require.Equal(t, c.fast, countable(c.st))
+			n := c.st.Rows()
+			idx, err := choice(12345, n, B)
+			require.NoError(t, err)
+			p, err := newPlan(12345, n, B)
+			require.NoError(t, err)
+			got, err := bootstrapScores(sumScorer{}, c.st, p)
+			require.NoError(t, err)
+			require.Equal(t, bootstrap(sumScorer{}, c.st, idx, B), got)
 		})
 	}
 }

@@ -142,87 +142,174 @@ func bootstrap(sc Scorer, st Stats, idx []int64, resamples int) scores {
 	return out
 }
 
-// bootstrapAll is bootstrap for systems that share the indices. When every statistic is a
-// whole number and no resample's running sums can reach 2^24, float32 adds them exactly, so
-// the float32 sums are the integer sums Σ_i count_i · s_i, which are computed for all systems
-// at once from each resample's multiplicities.
-func bootstrapAll(sc Scorer, systems []Stats, idx []int64, resamples int) []scores {
-	if !countable(systems) {
-		out := make([]scores, len(systems))
-		for k, st := range systems {
-			out[k] = bootstrap(sc, st, idx, resamples)
-		}
-		return out
+// plan is the resamples of `choice(n, (resamples, n))` drawn with one seed, kept as how often
+// each segment is drawn: what a resample's sum needs when the order of the additions does not
+// matter (see countable). It is immutable and safe for concurrent use.
+//
+// The counts are packed for bootstrapSums: segments in blocks of 4, and for each block and
+// resample one byte holding the block's counts min(c, 3) as four 2-bit digits (segment 4k+q
+// in bits 2q..2q+1); a count above 3 (about 2% of them) leaves its excess in extra.
+type plan struct {
+	gen       npyrand.Generator // the generator before the draws, to draw them again
+	n         int
+	resamples int
+	blocks    int     // ⌈n/4⌉
+	digits    []uint8 // [block][resample]
+	extra     []excess
+	extraAt   []int32 // resample b's excesses are extra[extraAt[b]:extraAt[b+1]]
+}
+
+// excess is a segment drawn more than 3 times in a resample, and by how much.
+type excess struct{ seg, more int32 }
+
+// newPlan draws the resamples from seed's generator, as `default_rng(seed).choice(n,
+// (resamples, n))`.
+func newPlan(seed uint64, n, resamples int) (*plan, error) {
+	return drawPlan(npyrand.New(seed), n, resamples)
+}
+
+// drawPlan draws the resamples from g, which it does not change.
+func drawPlan(g *npyrand.Generator, n, resamples int) (*plan, error) {
+	draws := *g
+	idx, err := indices(&draws, n, resamples)
+	if err != nil {
+		return nil, err
 	}
-	d, n := systems[0].Dim, systems[0].Rows()
-	K := len(systems) * d
-	// all holds segment i's statistics of every system side by side.
-	all := make([]int32, n*K)
-	for k, st := range systems {
-		for i := 0; i < n; i++ {
-			for j := 0; j < d; j++ {
-				all[i*K+k*d+j] = int32(st.Data[i*d+j])
-			}
-		}
-	}
-	out := make([]scores, len(systems))
-	for k := range out {
-		out[k] = scores{v: make([]float64, resamples), f32: make([]bool, resamples)}
-	}
-	counts := make([]int32, n)
-	acc := make([]int32, K)
-	sum := make([]float64, d)
-	for b := 0; b < resamples; b++ {
+	p := &plan{gen: *g, n: n, resamples: resamples, blocks: (n + 3) / 4, extraAt: make([]int32, 1, resamples+1)}
+	p.digits = make([]uint8, p.blocks*resamples)
+	counts := make([]int32, 4*p.blocks)
+	for b := range resamples {
 		clear(counts)
 		for _, r := range idx[b*n : (b+1)*n] {
 			counts[r]++
 		}
-		clear(acc)
-		for i, c := range counts {
-			if c == 0 {
-				continue
+		for blk := range p.blocks {
+			var e uint8
+			for q, c := range counts[4*blk : 4*blk+4] {
+				if c > 3 {
+					p.extra = append(p.extra, excess{int32(4*blk + q), c - 3})
+					c = 3
+				}
+				e |= uint8(c) << (2 * q)
 			}
-			row := all[i*K : i*K+K]
-			for j, x := range row {
-				acc[j] += c * x
-			}
+			p.digits[blk*resamples+b] = e
 		}
-		for k := range systems {
-			for j := range sum {
-				sum[j] = float64(acc[k*d+j])
-			}
-			out[k].v[b], out[k].f32[b] = sc.ScoreFromStats(sum, core.StatsFloat32)
-		}
+		p.extraAt = append(p.extraAt, int32(len(p.extra)))
 	}
-	return out
+	return p, nil
 }
 
-// countable reports whether bootstrapAll may use integer sums: whole, non-negative
-// statistics whose column maximum times the number of segments stays below 2^24 (the
-// largest running sum any resample can reach).
-func countable(systems []Stats) bool {
-	for _, st := range systems {
-		d, n := st.Dim, st.Rows()
-		for j := 0; j < d; j++ {
-			mx := 0.0
-			for i := 0; i < n; i++ {
-				x := st.Data[i*d+j]
-				if x < 0 || x != math.Trunc(x) {
-					return false
-				}
-				mx = max(mx, x)
+// bootstrapScores is bootstrap over the plan's resamples, by integer sums when st is
+// countable.
+func bootstrapScores(sc Scorer, st Stats, p *plan) (scores, error) {
+	if !countable(st) {
+		g := p.gen
+		idx, err := indices(&g, p.n, p.resamples)
+		if err != nil {
+			return scores{}, err
+		}
+		return bootstrap(sc, st, idx, p.resamples), nil
+	}
+	d := st.Dim
+	lanes := bootstrapSums(st, p)
+	dw := (d + 1) / 2
+	out := scores{v: make([]float64, p.resamples), f32: make([]bool, p.resamples)}
+	sum := make([]float64, 2*dw)
+	for b := range p.resamples {
+		for w, x := range lanes[b*dw : b*dw+dw] {
+			sum[2*w], sum[2*w+1] = float64(uint32(x)), float64(x>>32)
+		}
+		out.v[b], out.f32[b] = sc.ScoreFromStats(sum[:d], core.StatsFloat32)
+	}
+	return out, nil
+}
+
+// bootstrapSums returns every resample's sums Σ_i c_i·s_i of the countable statistics st,
+// packed two to a word: statistic 2w in the low 32 bits of word w, 2w+1 in the high ones
+// (resample b's words at [b·⌈d/2⌉, (b+1)·⌈d/2⌉)).
+//
+// Why the integer sums are sacrebleu's: numpy adds the float32 rows of a resample one after
+// another, and every partial sum is a whole number between 0 and the full sum, which is at
+// most n·max(s) < 2^24 (countable): float32 holds each exactly, so no addition rounds and the
+// result is the exact sum, in any order. Why two lanes never carry into each other: a lane
+// only ever holds non-negative partial sums of that same bound, or (in the table) at most
+// 3·4·max(s) < 2^28.
+//
+// How: per block of 4 segments a table holds, for each of the 256 digit bytes, Σ_q digit_q ·
+// s_{4k+q}; one addition of a table row then adds a whole block of a resample. The blocks are
+// the outer loop so that one table (256 rows) stays in cache while every resample reads it.
+func bootstrapSums(st Stats, p *plan) []uint64 {
+	d, n, B := st.Dim, p.n, p.resamples
+	dw := (d + 1) / 2
+	packed := make([]uint64, 4*p.blocks*dw)
+	for i := range n {
+		for j, x := range st.Data[i*d : i*d+d] {
+			packed[i*dw+j/2] |= uint64(x) << (32 * (j % 2))
+		}
+	}
+	acc := make([]uint64, B*dw)
+	tab := make([]uint64, 256*dw)
+	for blk := range p.blocks {
+		rows := packed[4*blk*dw : 4*(blk+1)*dw]
+		for e := 1; e < 256; e++ {
+			q := bits.TrailingZeros8(uint8(e)) / 2
+			prev := e - 1<<(2*q)
+			dst, src, add := tab[e*dw:e*dw+dw], tab[prev*dw:prev*dw+dw], rows[q*dw:q*dw+dw]
+			for w := range dst {
+				dst[w] = src[w] + add[w]
 			}
-			if mx*float64(n) >= 1<<24 {
+		}
+		for b, e := range p.digits[blk*B : (blk+1)*B] {
+			if e == 0 {
+				continue
+			}
+			a, row := acc[b*dw:b*dw+dw], tab[int(e)*dw:int(e)*dw+dw]
+			for w := range a {
+				a[w] += row[w]
+			}
+		}
+	}
+	for b := range B {
+		a := acc[b*dw : b*dw+dw]
+		for _, x := range p.extra[p.extraAt[b]:p.extraAt[b+1]] {
+			row := packed[int(x.seg)*dw : int(x.seg)*dw+dw]
+			for w := range a {
+				a[w] += uint64(x.more) * row[w]
+			}
+		}
+	}
+	return acc
+}
+
+// countable reports whether bootstrapSums may add st's statistics as integers: whole,
+// non-negative statistics whose column maximum times the number of segments stays below
+// 2^24 (the largest running sum any resample can reach).
+func countable(st Stats) bool {
+	d, n := st.Dim, st.Rows()
+	for j := 0; j < d; j++ {
+		mx := 0.0
+		for i := 0; i < n; i++ {
+			x := st.Data[i*d+j]
+			if x < 0 || x != math.Trunc(x) {
 				return false
 			}
+			mx = max(mx, x)
+		}
+		if mx*float64(n) >= 1<<24 {
+			return false
 		}
 	}
 	return true
 }
 
 func choice(seed uint64, n, resamples int) ([]int64, error) {
+	return indices(npyrand.New(seed), n, resamples)
+}
+
+// indices is g.choice(n, (resamples, n)); it advances g.
+func indices(g *npyrand.Generator, n, resamples int) ([]int64, error) {
 	idx := make([]int64, resamples*n)
-	if err := npyrand.New(seed).Choice(int64(n), idx); err != nil {
+	if err := g.Choice(int64(n), idx); err != nil {
 		return nil, fmt.Errorf("sacrebleu: %w", err)
 	}
 	return idx, nil
@@ -237,12 +324,21 @@ func Confidence(sc Scorer, st Stats, resamples int, seed uint64) (Result, error)
 	if resamples < 1 {
 		return Result{}, ErrSamples
 	}
-	idx, err := choice(seed, st.Rows(), resamples)
+	p, err := newPlan(seed, st.Rows(), resamples)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Score: exactScore(sc, st), PValue: math.NaN(), Stderr: math.NaN()}
-	bs := bootstrapAll(sc, []Stats{st}, idx, resamples)[0]
+	bs, err := bootstrapScores(sc, st, p)
+	if err != nil {
+		return Result{}, err
+	}
+	return confidence(exactScore(sc, st), bs)
+}
+
+// confidence is Confidence's result for a system of score score whose resamples scored bs.
+func confidence(score float64, bs scores) (Result, error) {
+	res := Result{Score: score, PValue: math.NaN(), Stderr: math.NaN()}
+	var err error
 	res.Mean, res.HalfWidth, err = cliEstimate(bs)
 	if len(bs.v) > 1 {
 		var sum, ss float64
@@ -271,35 +367,46 @@ func PairedBS(sc Scorer, baseline Stats, systems []Stats, resamples int, seed ui
 		return nil, ErrSeedZero
 	}
 	// The baseline's _bootstrap_resample and every system's test seed a fresh generator with
-	// the same seed and draw the same choice first: one set of indices serves all.
-	idx, err := choice(seed, baseline.Rows(), resamples)
+	// the same seed and draw the same choice first: one set of resamples serves all.
+	p, err := newPlan(seed, baseline.Rows(), resamples)
 	if err != nil {
 		return nil, err
 	}
 	blScore := exactScore(sc, baseline)
-	all := bootstrapAll(sc, append([]Stats{baseline}, systems...), idx, resamples)
-	bl := all[0]
+	bl, err := bootstrapScores(sc, baseline, p)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Result, 0, 1+len(systems))
 	m, hw := npEstimate(bl)
 	out = append(out, Result{Score: blScore, PValue: math.NaN(), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
-	for k, sys := range systems {
+	for _, sys := range systems {
 		score := exactScore(sc, sys)
-		diff := math.Abs(blScore - score)
-		ss := all[1+k]
+		ss, err := bootstrapScores(sc, sys, p)
+		if err != nil {
+			return nil, err
+		}
 		m, hw := npEstimate(ss)
-		// sample_diffs = np.abs(scores_sys - scores_bl); stats = sample_diffs - mean.
-		f32 := ss.allF32() && bl.allF32()
-		d := make([]float64, resamples)
-		for b := range d {
-			d[b] = round(math.Abs(round(ss.v[b]-bl.v[b], f32)), f32)
-		}
-		mean := npMean(d, f32)
-		for b := range d {
-			d[b] = round(d[b]-mean, f32)
-		}
-		out = append(out, Result{Score: score, PValue: pValue(d, diff, f32), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
+		out = append(out, Result{Score: score, PValue: bsPValue(blScore, bl, score, ss), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
 	}
 	return out, nil
+}
+
+// bsPValue is _paired_bs_test's p-value of a system (full score score, resample scores ss)
+// against the baseline (blScore, bl) on the same resamples.
+func bsPValue(blScore float64, bl scores, score float64, ss scores) float64 {
+	diff := math.Abs(blScore - score)
+	// sample_diffs = np.abs(scores_sys - scores_bl); stats = sample_diffs - mean.
+	f32 := ss.allF32() && bl.allF32()
+	d := make([]float64, len(ss.v))
+	for b := range d {
+		d[b] = round(math.Abs(round(ss.v[b]-bl.v[b], f32)), f32)
+	}
+	mean := npMean(d, f32)
+	for b := range d {
+		d[b] = round(d[b]-mean, f32)
+	}
+	return pValue(d, diff, f32)
 }
 
 // PairedAR is `sacrebleu --paired-ar` with `trials` trials: results[0] is the baseline, then
@@ -322,11 +429,15 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 	out := make([]Result, 0, 1+len(systems))
 	bres := Result{Score: blScore, PValue: nan, Mean: nan, HalfWidth: nan, Stderr: nan}
 	if confidence > 0 {
-		idx, err := choice(seed, n, confidence)
+		p, err := newPlan(seed, n, confidence)
 		if err != nil {
 			return nil, err
 		}
-		bres.Mean, bres.HalfWidth = npEstimate(bootstrapAll(sc, []Stats{baseline}, idx, confidence)[0])
+		bs, err := bootstrapScores(sc, baseline, p)
+		if err != nil {
+			return nil, err
+		}
+		bres.Mean, bres.HalfWidth = npEstimate(bs)
 	}
 	out = append(out, bres)
 	shufA, shufB := make([]float64, d), make([]float64, d)
@@ -391,12 +502,15 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 		res := Result{Score: score, PValue: pValue(ds, diff, f32), Mean: nan, HalfWidth: nan, Stderr: nan}
 		if confidence > 0 {
 			// The same generator, after the boolean matrix, draws the bootstrap indices.
-			g := *after
-			idx := make([]int64, confidence*n)
-			if err := g.Choice(int64(n), idx); err != nil {
-				return nil, fmt.Errorf("sacrebleu: %w", err)
+			p, err := drawPlan(after, n, confidence)
+			if err != nil {
+				return nil, err
 			}
-			res.Mean, res.HalfWidth = npEstimate(bootstrapAll(sc, []Stats{sys}, idx, confidence)[0])
+			bs, err := bootstrapScores(sc, sys, p)
+			if err != nil {
+				return nil, err
+			}
+			res.Mean, res.HalfWidth = npEstimate(bs)
 		}
 		out = append(out, res)
 	}
