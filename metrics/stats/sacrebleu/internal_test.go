@@ -21,7 +21,7 @@ func (sumScorer) ScoreFromStats(sum []float64, p core.StatsPrecision) (float64, 
 }
 
 // TestBootstrapScoresEqualsRowSums pins the integer fast path (counts packed per block of
-// 4 segments, counts above 3 as excesses, two statistics per word) to numpy's row-by-row
+// 4 segments, counts above 3 as excesses, 3 or 2 statistics per word) to numpy's row-by-row
 // float32 sums, and checks that statistics outside its conditions take the row path.
 func TestBootstrapScoresEqualsRowSums(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
@@ -48,7 +48,8 @@ func TestBootstrapScoresEqualsRowSums(t *testing.T) {
 		{"one segment, drawn n times", mk(1, 50, false), true},
 		{"seven segments, counts above 3", mk(7, 50, false), true},
 		{"even dimension", Stats{Dim: 4, Data: mk(20, 100, false).Data[:80]}, true},
-		{"sums just below 2^24", mk(64, 1<<18, false), true},
+		{"21-bit lanes, sums just below 2^21", mk(64, 1<<15, false), true},
+		{"32-bit lanes, sums just below 2^24", mk(64, 1<<18, false), true},
 		{"fractions", mk(97, 50, true), false},
 		{"sums may pass 2^24", mk(97, 1<<20, false), false},
 	}
@@ -65,4 +66,62 @@ func TestBootstrapScoresEqualsRowSums(t *testing.T) {
 			require.Equal(t, bootstrap(sumScorer{}, c.st, idx, B), got)
 		})
 	}
+}
+
+// TestSwapTableSums pins the packed trial sums to the plain sum of (baseline − system) over
+// the segments each trial keeps, for every lane width the differences' size selects.
+func TestSwapTableSums(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	mk := func(n, d int, scale int) Stats {
+		s := Stats{Dim: d, Data: make([]float64, n*d)}
+		for i := range s.Data {
+			s.Data[i] = float64(rng.Intn(scale))
+		}
+		return s
+	}
+	cases := []struct {
+		name  string
+		n     int
+		scale int
+		lanes int
+	}{
+		{"16-bit lanes", 203, 100, 4},
+		{"21-bit lanes", 1000, 1000, 3},
+		{"32-bit lanes", 90, 1 << 20, 2},
+		{"64-bit lanes", 9000, 1 << 27, 1},
+		{"one segment", 1, 5, 4},
+	}
+	var tab swapTable // reused across cases, as across systems
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			const d, trials = 7, 37
+			bl, sys := mk(c.n, d, c.scale), mk(c.n, d, c.scale)
+			for i := 0; i < c.n; i++ { // one statistic equal in both: not in dims
+				sys.Data[i*d+3] = bl.Data[i*d+3]
+			}
+			nbits := trials * c.n
+			pos := make([]uint64, (nbits+63)/64+1)
+			for i := range nbits {
+				pos[i/64] |= uint64(rng.Intn(2)) << (i % 64)
+			}
+			require.True(t, tab.build(bl, sys))
+			require.Equal(t, c.lanes, tab.lanes)
+			require.NotContains(t, tab.dims, 3)
+			tab.sums(pos, trials)
+			for tr := range trials {
+				for k, j := range tab.dims {
+					var want int64
+					for i := range c.n {
+						if bit := tr*c.n + i; pos[bit/64]>>(bit%64)&1 == 1 {
+							want += int64(bl.Data[i*d+j] - sys.Data[i*d+j])
+						}
+					}
+					require.Equal(t, want, tab.diff(tr, k), "trial %d statistic %d", tr, j)
+				}
+			}
+		})
+	}
+	frac := mk(10, 2, 5)
+	frac.Data[3] += 0.5
+	require.False(t, tab.build(frac, mk(10, 2, 5)))
 }

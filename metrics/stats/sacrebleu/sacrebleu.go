@@ -211,40 +211,48 @@ func bootstrapScores(sc Scorer, st Stats, p *plan) (scores, error) {
 		return bootstrap(sc, st, idx, p.resamples), nil
 	}
 	d := st.Dim
-	lanes := bootstrapSums(st, p)
-	dw := (d + 1) / 2
+	lanes := 2
+	if bound(st) < 1<<21 {
+		lanes = 3
+	}
+	width := uint(64 / lanes)
+	sums := bootstrapSums(st, p, lanes)
+	dw := (d + lanes - 1) / lanes
 	out := scores{v: make([]float64, p.resamples), f32: make([]bool, p.resamples)}
-	sum := make([]float64, 2*dw)
+	sum := make([]float64, d)
 	for b := range p.resamples {
-		for w, x := range lanes[b*dw : b*dw+dw] {
-			sum[2*w], sum[2*w+1] = float64(uint32(x)), float64(x>>32)
+		words := sums[b*dw : b*dw+dw]
+		for j := range sum {
+			sum[j] = float64(words[j/lanes] >> (width * uint(j%lanes)) & (1<<width - 1))
 		}
-		out.v[b], out.f32[b] = sc.ScoreFromStats(sum[:d], core.StatsFloat32)
+		out.v[b], out.f32[b] = sc.ScoreFromStats(sum, core.StatsFloat32)
 	}
 	return out, nil
 }
 
 // bootstrapSums returns every resample's sums Σ_i c_i·s_i of the countable statistics st,
-// packed two to a word: statistic 2w in the low 32 bits of word w, 2w+1 in the high ones
-// (resample b's words at [b·⌈d/2⌉, (b+1)·⌈d/2⌉)).
+// packed lanes (2 or 3) to a word of 64/lanes bits each: statistic j in lane j%lanes of word
+// j/lanes (resample b's ⌈d/lanes⌉ words after b·⌈d/lanes⌉).
 //
 // Why the integer sums are sacrebleu's: numpy adds the float32 rows of a resample one after
 // another, and every partial sum is a whole number between 0 and the full sum, which is at
 // most n·max(s) < 2^24 (countable): float32 holds each exactly, so no addition rounds and the
-// result is the exact sum, in any order. Why two lanes never carry into each other: a lane
-// only ever holds non-negative partial sums of that same bound, or (in the table) at most
-// 3·4·max(s) < 2^28.
+// result is the exact sum, in any order. Why lanes never carry into each other: a lane only
+// ever holds non-negative partial sums of a resample, at most n·max(s), or (in the table) at
+// most 3·4·max(s); bound is the larger, and 3 lanes of 21 bits are used only when it is below
+// 2^21 (2 lanes of 32 bits hold anything countable).
 //
 // How: per block of 4 segments a table holds, for each of the 256 digit bytes, Σ_q digit_q ·
 // s_{4k+q}; one addition of a table row then adds a whole block of a resample. The blocks are
 // the outer loop so that one table (256 rows) stays in cache while every resample reads it.
-func bootstrapSums(st Stats, p *plan) []uint64 {
+func bootstrapSums(st Stats, p *plan, lanes int) []uint64 {
 	d, n, B := st.Dim, p.n, p.resamples
-	dw := (d + 1) / 2
+	dw := (d + lanes - 1) / lanes
+	width := 64 / lanes
 	packed := make([]uint64, 4*p.blocks*dw)
 	for i := range n {
 		for j, x := range st.Data[i*d : i*d+d] {
-			packed[i*dw+j/2] |= uint64(x) << (32 * (j % 2))
+			packed[i*dw+j/lanes] |= uint64(x) << (width * (j % lanes))
 		}
 	}
 	acc := make([]uint64, B*dw)
@@ -279,6 +287,16 @@ func bootstrapSums(st Stats, p *plan) []uint64 {
 		}
 	}
 	return acc
+}
+
+// bound is the largest value a lane of bootstrapSums can hold for countable st:
+// max(n, 12)·max(s).
+func bound(st Stats) float64 {
+	mx := 0.0
+	for _, x := range st.Data {
+		mx = max(mx, x)
+	}
+	return float64(max(st.Rows(), 12)) * mx
 }
 
 // countable reports whether bootstrapSums may add st's statistics as integers: whole,
@@ -423,7 +441,28 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 	if seed == 0 && len(systems) > 0 {
 		return nil, ErrSeedZero
 	}
-	n, d := baseline.Rows(), baseline.Dim
+	return pairedAR(sc, baseline, systems, drawSwaps(seed, baseline.Rows(), trials), confidence, seed)
+}
+
+// swaps is the (trials, n) boolean matrix that every system's test draws first from a fresh
+// generator with the seed, packed (bit t·n + i), with one spare word so that 8-bit reads at
+// any offset stay in range, and the generator after it. It is immutable.
+type swaps struct {
+	n, trials int
+	pos       []uint64
+	after     npyrand.Generator
+}
+
+func drawSwaps(seed uint64, n, trials int) *swaps {
+	nbits := trials * n
+	sw := &swaps{n: n, trials: trials, pos: make([]uint64, (nbits+63)/64+1), after: *npyrand.New(seed)}
+	sw.after.BoolBits(sw.pos, nbits)
+	return sw
+}
+
+// pairedAR is PairedAR on checked inputs, with the swaps of its seed.
+func pairedAR(sc Scorer, baseline Stats, systems []Stats, sw *swaps, confidence int, seed uint64) ([]Result, error) {
+	n, d, trials, pos := baseline.Rows(), baseline.Dim, sw.trials, sw.pos
 	blScore := exactScore(sc, baseline)
 	nan := math.NaN()
 	out := make([]Result, 0, 1+len(systems))
@@ -444,13 +483,6 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 	sumBL := columnSums(baseline)
 	sa := scores{v: make([]float64, trials), f32: make([]bool, trials)}
 	sb := scores{v: make([]float64, trials), f32: make([]bool, trials)}
-	// Every system's test seeds a fresh generator with the same seed and draws the same
-	// (trials, n) boolean matrix first: draw it once, packed, with one spare word so that
-	// 8-bit reads at any offset stay in range.
-	nbits := trials * n
-	pos := make([]uint64, (nbits+63)/64+1)
-	after := npyrand.New(seed)
-	after.BoolBits(pos, nbits)
 	var tab swapTable
 	for _, sys := range systems {
 		score := exactScore(sc, sys)
@@ -461,12 +493,11 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 			// Whole-number statistics: numpy's sums are exact in any order, so shuf_a =
 			// Σsys + Σ_{pos}(bl − sys), read 8 segments at a time from a table of subset sums,
 			// and shuf_b = Σbl + Σsys − shuf_a.
-			acc := tab.sums(pos, trials)
-			k := len(tab.dims)
+			tab.sums(pos, trials)
 			for t := 0; t < trials; t++ {
 				copy(shufA, sumSys)
 				for c, j := range tab.dims {
-					shufA[j] += float64(acc[t*k+c])
+					shufA[j] += float64(tab.diff(t, c))
 				}
 				for j := range shufB {
 					shufB[j] = sumBL[j] + sumSys[j] - shufA[j]
@@ -502,7 +533,7 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 		res := Result{Score: score, PValue: pValue(ds, diff, f32), Mean: nan, HalfWidth: nan, Stderr: nan}
 		if confidence > 0 {
 			// The same generator, after the boolean matrix, draws the bootstrap indices.
-			p, err := drawPlan(after, n, confidence)
+			p, err := drawPlan(&sw.after, n, confidence)
 			if err != nil {
 				return nil, err
 			}
@@ -527,89 +558,179 @@ func columnSums(st Stats) []float64 {
 	return sum
 }
 
-// swapTable holds, for every block of 8 segments and every subset of them, the sums of
-// (baseline − system) over the subset, for the statistics where the two systems differ
-// anywhere. It is reused across systems.
+// swapTable sums, for every trial, (baseline − system) over the segments the trial swaps,
+// for the statistics where the two systems differ anywhere. It is reused across systems.
+//
+// The differences are signed; the table keeps them as non-negative lanes packed several to
+// a word: a segment adds max(d, 0) where its bit is set and max(−d, 0) where it is not, so a
+// trial's lane is Σ_{set} d + Σ_i max(−d_i, 0) — the sum wanted plus a bias the same for every
+// trial (neg) — and never exceeds Σ_i |d_i|. With that below 2^w for every statistic, lanes of
+// w bits never carry into each other: 4 lanes of 16 bits, 3 of 21, 2 of 32 or 1 of 64.
 type swapTable struct {
-	n, d   int
-	dims   []int   // statistics with a non-zero difference somewhere
-	blocks int     // ⌈n/8⌉
-	tab    []int32 // [block][subset][len(dims)]
-	acc    []int64
+	n      int
+	dims   []int    // statistics with a non-zero difference somewhere
+	lanes  int      // statistics per word
+	width  uint     // bits per lane
+	words  int      // words per segment, table row and trial
+	neg    []int64  // per statistic of dims: Σ_i max(−d_i, 0)
+	blocks int      // ⌈n/8⌉
+	up     []uint64 // per segment: the words of max(d, 0)
+	down   []uint64 // per segment: the words of max(−d, 0)
+	tab    []uint64 // one block's 256 rows
+	acc    []uint64 // per trial: words
 }
 
 // build fills the table for one pair of systems. It is false, and the table unusable, when a
-// statistic is not a whole number or a difference could overflow the table's int32 entries.
+// statistic is not a whole number or too large to sum exactly in int64.
 func (s *swapTable) build(bl, sys Stats) bool {
-	const limit = 1 << 27 // 8 differences of this size still fit an int32
+	const limit = 1 << 27
 	n, d := bl.Rows(), bl.Dim
-	s.n, s.d, s.dims = n, d, s.dims[:0]
+	s.n, s.dims = n, s.dims[:0]
+	var most float64 // the largest Σ_i |d_i|
 	for j := 0; j < d; j++ {
-		differs := false
+		abs := 0.0
 		for i := 0; i < n; i++ {
 			a, b := bl.Data[i*d+j], sys.Data[i*d+j]
 			if a != math.Trunc(a) || b != math.Trunc(b) || math.Abs(a) > limit || math.Abs(b) > limit {
 				return false
 			}
-			differs = differs || a != b
+			abs += math.Abs(a - b)
 		}
-		if differs {
+		if abs > 0 {
 			s.dims = append(s.dims, j)
+			most = max(most, abs)
 		}
 	}
-	k := len(s.dims)
-	s.blocks = (n + 7) / 8
-	if need := s.blocks * 256 * k; cap(s.tab) < need {
-		s.tab = make([]int32, need)
-	} else {
-		s.tab = s.tab[:need]
+	switch {
+	case most < 1<<16:
+		s.lanes = 4
+	case most < 1<<21:
+		s.lanes = 3
+	case most < 1<<32:
+		s.lanes = 2
+	default:
+		s.lanes = 1
 	}
+	s.width = uint(64 / s.lanes)
+	k := len(s.dims)
+	s.words = max(1, (k+s.lanes-1)/s.lanes)
+	s.blocks = (n + 7) / 8
+	s.neg = grow(s.neg, k)
+	s.up, s.down = grow(s.up, 8*s.blocks*s.words), grow(s.down, 8*s.blocks*s.words)
+	for i := 0; i < n; i++ {
+		up, down := s.up[i*s.words:(i+1)*s.words], s.down[i*s.words:(i+1)*s.words]
+		for c, j := range s.dims {
+			x := int64(bl.Data[i*d+j] - sys.Data[i*d+j])
+			w, sh := c/s.lanes, s.width*uint(c%s.lanes)
+			if x >= 0 {
+				up[w] |= uint64(x) << sh
+			} else {
+				down[w] |= uint64(-x) << sh
+				s.neg[c] -= x
+			}
+		}
+	}
+	s.tab = grow(s.tab, 256*s.words)
+	return true
+}
+
+// grow returns x resized to n zeros, reusing its memory.
+func grow[T any](x []T, n int) []T {
+	if cap(x) < n {
+		return make([]T, n)
+	}
+	x = x[:n]
+	clear(x)
+	return x
+}
+
+// sums adds up every trial's lanes (bit t·n + i of pos set: segment i keeps the baseline's
+// statistics in pseudo-system A). It walks the blocks of 8 segments in the outer loop so that
+// a block's 256-row table stays in cache while every trial reads it. Bits past the n
+// segments of a trial (the next trial's) fall on segments that do not exist, whose rows are
+// zero. diff then reads the sums.
+func (s *swapTable) sums(pos []uint64, trials int) {
+	W := s.words
+	s.acc = grow(s.acc, trials*W)
+	acc, tab := s.acc, s.tab
 	for blk := 0; blk < s.blocks; blk++ {
-		base := s.tab[blk*256*k : (blk+1)*256*k]
-		clear(base[:k])
+		up, down := s.up[blk*8*W:(blk+1)*8*W], s.down[blk*8*W:(blk+1)*8*W]
+		row0 := tab[:W]
+		clear(row0)
+		for q := 0; q < 8; q++ {
+			for w, x := range down[q*W : q*W+W] {
+				row0[w] += x
+			}
+		}
 		for m := 1; m < 256; m++ {
-			low := bits.TrailingZeros8(uint8(m))
-			row, prev := base[m*k:m*k+k], base[(m&(m-1))*k:(m&(m-1))*k+k]
-			copy(row, prev)
-			if i := blk*8 + low; i < n {
-				for c, j := range s.dims {
-					row[c] += int32(bl.Data[i*d+j] - sys.Data[i*d+j])
+			q := bits.TrailingZeros8(uint8(m))
+			prev := m & (m - 1)
+			row, src := tab[m*W:m*W+W], tab[prev*W:prev*W+W]
+			u, dn := up[q*W:q*W+W], down[q*W:q*W+W]
+			for w := range row {
+				row[w] = src[w] + u[w] - dn[w]
+			}
+		}
+		switch W {
+		case 1:
+			for t := 0; t < trials; t++ {
+				acc[t] += tab[s.byteAt(pos, t, blk)]
+			}
+		case 2:
+			for t := 0; t < trials; t++ {
+				v := 2 * s.byteAt(pos, t, blk)
+				a := acc[2*t : 2*t+2]
+				a[0] += tab[v]
+				a[1] += tab[v+1]
+			}
+		case 3:
+			for t := 0; t < trials; t++ {
+				v := 3 * s.byteAt(pos, t, blk)
+				a, r := acc[3*t:3*t+3], tab[v:v+3]
+				a[0] += r[0]
+				a[1] += r[1]
+				a[2] += r[2]
+			}
+		case 4:
+			for t := 0; t < trials; t++ {
+				v := 4 * s.byteAt(pos, t, blk)
+				a, r := acc[4*t:4*t+4], tab[v:v+4]
+				a[0] += r[0]
+				a[1] += r[1]
+				a[2] += r[2]
+				a[3] += r[3]
+			}
+		default:
+			for t := 0; t < trials; t++ {
+				v := W * s.byteAt(pos, t, blk)
+				a, r := acc[W*t:W*t+W], tab[v:v+W]
+				for w := range a {
+					a[w] += r[w]
 				}
 			}
 		}
 	}
-	return true
 }
 
-// sums returns, for every trial t, the sums of (baseline − system) over the segments whose
-// bit (t·n + i of pos) is set, as trials rows of len(dims). It walks the table block by block
-// so that one block's 256 subset sums stay in cache while every trial reads them. Bits past
-// the n segments of a trial (the next trial's) fall on table entries whose segments do not
-// exist, which add nothing.
-func (s *swapTable) sums(pos []uint64, trials int) []int64 {
-	k := len(s.dims)
-	if cap(s.acc) < trials*k {
-		s.acc = make([]int64, trials*k)
+// byteAt is the 8 bits of trial t for block blk.
+func (s *swapTable) byteAt(pos []uint64, t, blk int) int {
+	b := t*s.n + blk*8
+	w, sh := b/64, uint(b%64)
+	v := pos[w] >> sh
+	if sh > 56 {
+		v |= pos[w+1] << (64 - sh)
 	}
-	acc := s.acc[:trials*k]
-	clear(acc)
-	for blk := 0; blk < s.blocks; blk++ {
-		tab := s.tab[blk*256*k : (blk+1)*256*k]
-		for t := 0; t < trials; t++ {
-			b := t*s.n + blk*8
-			w, sh := b/64, uint(b%64)
-			v := pos[w] >> sh
-			if sh > 56 {
-				v |= pos[w+1] << (64 - sh)
-			}
-			row := tab[int(v&0xff)*k : int(v&0xff)*k+k]
-			a := acc[t*k : t*k+k]
-			for c, x := range row {
-				a[c] += int64(x)
-			}
-		}
+	return int(v & 0xff)
+}
+
+// diff is, after sums, trial t's Σ (baseline − system) of statistic dims[c] over the
+// segments the trial keeps.
+func (s *swapTable) diff(t, c int) int64 {
+	x := s.acc[t*s.words+c/s.lanes] >> (s.width * uint(c%s.lanes))
+	if s.lanes > 1 {
+		x &= 1<<s.width - 1
 	}
-	return acc
+	return int64(x) - s.neg[c]
 }
 
 // pValue is significance._compute_p_value: (1 + #{stats > diff}) / (len + 1). Comparing a

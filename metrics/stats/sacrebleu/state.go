@@ -25,12 +25,24 @@ type Metric struct {
 	plans  *planCache
 }
 
-// planCache keeps the last resamples the metric's set-up drew, for n segments: every
-// system of a compare, and every state's interval, draws the same ones (a few bytes per
-// resample and segment: see plan).
+// planCache keeps the last resamples the metric's set-up drew, for n segments, and the last
+// paired-ar swaps: every system of a compare, and every state's interval, draws the same ones
+// (a few bits per resample or trial and segment: see plan and swaps).
 type planCache struct {
-	mu   sync.Mutex
-	last *plan
+	mu    sync.Mutex
+	last  *plan
+	swaps *swaps
+}
+
+// swaps returns the paired-ar swaps of the metric's seed for n segments and trials trials.
+func (m *Metric) swaps(n, trials int) *swaps {
+	m.plans.mu.Lock()
+	defer m.plans.mu.Unlock()
+	if sw := m.plans.swaps; sw != nil && sw.n == n && sw.trials == trials {
+		return sw
+	}
+	m.plans.swaps = drawSwaps(m.Config.Seed, n, trials)
+	return m.plans.swaps
 }
 
 // plan returns the resamples of the metric's set-up for n segments.
@@ -345,7 +357,16 @@ func (s *State) PairedTest(test string, cand core.State, trials int) (stats.Pair
 			res = []Result{{Score: bd.score}, {Score: cd.score, PValue: bsPValue(bd.score, bd.boot, cd.score, cd.boot)}}
 		}
 	case "ar":
-		res, err = PairedAR(s.m.scorer, bd.st, []Stats{cd.st}, trials, -1, c.Seed)
+		// PairedAR with the swaps every candidate's test draws alike.
+		switch err = check(bd.st, cd.st); {
+		case err != nil:
+		case trials < 1:
+			err = ErrSamples
+		case c.Seed == 0:
+			err = ErrSeedZero
+		default:
+			res, err = pairedAR(s.m.scorer, bd.st, []Stats{cd.st}, s.m.swaps(len(bd.units), trials), -1, c.Seed)
+		}
 	default:
 		return stats.Paired{}, fmt.Errorf("unknown paired test %q (bs or ar)", test)
 	}
