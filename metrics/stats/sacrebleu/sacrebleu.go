@@ -258,24 +258,8 @@ func bootstrapSums(st Stats, p *plan, lanes int) []uint64 {
 	acc := make([]uint64, B*dw)
 	tab := make([]uint64, 256*dw)
 	for blk := range p.blocks {
-		rows := packed[4*blk*dw : 4*(blk+1)*dw]
-		for e := 1; e < 256; e++ {
-			q := bits.TrailingZeros8(uint8(e)) / 2
-			prev := e - 1<<(2*q)
-			dst, src, add := tab[e*dw:e*dw+dw], tab[prev*dw:prev*dw+dw], rows[q*dw:q*dw+dw]
-			for w := range dst {
-				dst[w] = src[w] + add[w]
-			}
-		}
-		for b, e := range p.digits[blk*B : (blk+1)*B] {
-			if e == 0 {
-				continue
-			}
-			a, row := acc[b*dw:b*dw+dw], tab[int(e)*dw:int(e)*dw+dw]
-			for w := range a {
-				a[w] += row[w]
-			}
-		}
+		fillTable(tab, packed[4*blk*dw:4*(blk+1)*dw], dw)
+		addRows(acc, tab, p.digits[blk*B:(blk+1)*B], dw)
 	}
 	for b := range B {
 		a := acc[b*dw : b*dw+dw]
@@ -287,6 +271,74 @@ func bootstrapSums(st Stats, p *plan, lanes int) []uint64 {
 		}
 	}
 	return acc
+}
+
+// fillTable fills the 256 rows of tab (dw words each) for the block of 4 segments whose
+// packed statistics are rows: row e = Σ_q digit_q(e) · segment q, each built from a smaller
+// one by adding one segment.
+func fillTable(tab, rows []uint64, dw int) {
+	for e := 1; e < 256; e++ {
+		q := bits.TrailingZeros8(uint8(e)) / 2
+		prev := e - 1<<(2*q)
+		switch dw {
+		case 4:
+			d, s, a := (*[4]uint64)(tab[4*e:]), (*[4]uint64)(tab[4*prev:]), (*[4]uint64)(rows[4*q:])
+			d[0], d[1], d[2], d[3] = s[0]+a[0], s[1]+a[1], s[2]+a[2], s[3]+a[3]
+		case 5:
+			d, s, a := (*[5]uint64)(tab[5*e:]), (*[5]uint64)(tab[5*prev:]), (*[5]uint64)(rows[5*q:])
+			d[0], d[1], d[2], d[3], d[4] = s[0]+a[0], s[1]+a[1], s[2]+a[2], s[3]+a[3], s[4]+a[4]
+		case 6:
+			d, s, a := (*[6]uint64)(tab[6*e:]), (*[6]uint64)(tab[6*prev:]), (*[6]uint64)(rows[6*q:])
+			d[0], d[1], d[2], d[3], d[4], d[5] = s[0]+a[0], s[1]+a[1], s[2]+a[2], s[3]+a[3], s[4]+a[4], s[5]+a[5]
+		default:
+			d, s, a := tab[e*dw:e*dw+dw], tab[prev*dw:prev*dw+dw], rows[q*dw:q*dw+dw]
+			for w := range d {
+				d[w] = s[w] + a[w]
+			}
+		}
+	}
+}
+
+// addRows adds row digits[b] of tab (rows of dw words) to row b of acc, for every b. The
+// common widths are written out: the compiler then keeps the row in registers and checks
+// bounds once per row.
+func addRows(acc, tab []uint64, digits []uint8, dw int) {
+	switch dw {
+	case 4:
+		for b, e := range digits {
+			a, r := (*[4]uint64)(acc[4*b:]), (*[4]uint64)(tab[4*int(e):])
+			a[0] += r[0]
+			a[1] += r[1]
+			a[2] += r[2]
+			a[3] += r[3]
+		}
+	case 5:
+		for b, e := range digits {
+			a, r := (*[5]uint64)(acc[5*b:]), (*[5]uint64)(tab[5*int(e):])
+			a[0] += r[0]
+			a[1] += r[1]
+			a[2] += r[2]
+			a[3] += r[3]
+			a[4] += r[4]
+		}
+	case 6:
+		for b, e := range digits {
+			a, r := (*[6]uint64)(acc[6*b:]), (*[6]uint64)(tab[6*int(e):])
+			a[0] += r[0]
+			a[1] += r[1]
+			a[2] += r[2]
+			a[3] += r[3]
+			a[4] += r[4]
+			a[5] += r[5]
+		}
+	default:
+		for b, e := range digits {
+			a, r := acc[b*dw:b*dw+dw], tab[int(e)*dw:int(e)*dw+dw]
+			for w := range a {
+				a[w] += r[w]
+			}
+		}
+	}
 }
 
 // bound is the largest value a lane of bootstrapSums can hold for countable st:
