@@ -80,21 +80,24 @@ func TestSwapTableSums(t *testing.T) {
 		return s
 	}
 	cases := []struct {
-		name  string
-		n     int
-		scale int
-		lanes int
+		name         string
+		n, d         int
+		scale        int
+		lanes, words int
 	}{
-		{"16-bit lanes", 203, 100, 4},
-		{"21-bit lanes", 1000, 1000, 3},
-		{"32-bit lanes", 90, 1 << 20, 2},
-		{"64-bit lanes", 9000, 1 << 27, 1},
-		{"one segment", 1, 5, 4},
+		{"16-bit lanes", 203, 7, 100, 4, 2},
+		{"21-bit lanes, odd number of blocks", 1000, 7, 1000, 3, 2},
+		{"21-bit lanes, 4 words", 1000, 13, 1000, 3, 4},
+		{"16-bit lanes, 3 words", 64, 13, 100, 4, 3},
+		{"32-bit lanes", 90, 7, 1 << 20, 2, 3},
+		{"64-bit lanes", 9000, 7, 1 << 27, 1, 6},
+		{"one segment", 1, 7, 5, 4, 1}, // at most 4 statistics differ: one word
 	}
 	var tab swapTable // reused across cases, as across systems
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			const d, trials = 7, 37
+			const trials = 37
+			d := c.d
 			bl, sys := mk(c.n, d, c.scale), mk(c.n, d, c.scale)
 			for i := 0; i < c.n; i++ { // one statistic equal in both: not in dims
 				sys.Data[i*d+3] = bl.Data[i*d+3]
@@ -106,8 +109,9 @@ func TestSwapTableSums(t *testing.T) {
 			}
 			require.True(t, tab.build(bl, sys))
 			require.Equal(t, c.lanes, tab.lanes)
+			require.Equal(t, c.words, tab.words)
 			require.NotContains(t, tab.dims, 3)
-			tab.sums(pos, trials)
+			tab.sums(blockBytes(pos, c.n, trials), trials)
 			for tr := range trials {
 				for k, j := range tab.dims {
 					var want int64

@@ -503,13 +503,36 @@ type swaps struct {
 	n, trials int
 	pos       []uint64
 	after     npyrand.Generator
+	// blocks holds the same bits by block of 8 segments, block-major: byte [blk·trials + t]
+	// is trial t's bits of segments 8·blk..8·blk+7 (bit q for segment 8·blk+q; past n, the
+	// next trial's, which swapTable ignores), the order swapTable.sums reads them in.
+	blocks []uint8
 }
 
 func drawSwaps(seed uint64, n, trials int) *swaps {
 	nbits := trials * n
 	sw := &swaps{n: n, trials: trials, pos: make([]uint64, (nbits+63)/64+1), after: *npyrand.New(seed)}
 	sw.after.BoolBits(sw.pos, nbits)
+	sw.blocks = blockBytes(sw.pos, n, trials)
 	return sw
+}
+
+// blockBytes regroups the bits t·n + i of pos (with one spare word) as swaps.blocks.
+func blockBytes(pos []uint64, n, trials int) []uint8 {
+	nb := (n + 7) / 8
+	out := make([]uint8, nb*trials)
+	for t := range trials {
+		for blk := range nb {
+			b := t*n + blk*8
+			w, sh := b/64, uint(b%64)
+			v := pos[w] >> sh
+			if sh > 56 {
+				v |= pos[w+1] << (64 - sh)
+			}
+			out[blk*trials+t] = uint8(v)
+		}
+	}
+	return out
 }
 
 // pairedAR is PairedAR on checked inputs, with the swaps of its seed.
@@ -545,7 +568,7 @@ func pairedAR(sc Scorer, baseline Stats, systems []Stats, sw *swaps, confidence 
 			// Whole-number statistics: numpy's sums are exact in any order, so shuf_a =
 			// Σsys + Σ_{pos}(bl − sys), read 8 segments at a time from a table of subset sums,
 			// and shuf_b = Σbl + Σsys − shuf_a.
-			tab.sums(pos, trials)
+			tab.sums(sw.blocks, trials)
 			for t := 0; t < trials; t++ {
 				copy(shufA, sumSys)
 				for c, j := range tab.dims {
@@ -628,7 +651,7 @@ type swapTable struct {
 	blocks int      // ⌈n/8⌉
 	up     []uint64 // per segment: the words of max(d, 0)
 	down   []uint64 // per segment: the words of max(−d, 0)
-	tab    []uint64 // one block's 256 rows
+	tab    []uint64 // two blocks' 256 rows
 	acc    []uint64 // per trial: words
 }
 
@@ -682,7 +705,6 @@ func (s *swapTable) build(bl, sys Stats) bool {
 			}
 		}
 	}
-	s.tab = grow(s.tab, 256*s.words)
 	return true
 }
 
@@ -696,83 +718,88 @@ func grow[T any](x []T, n int) []T {
 	return x
 }
 
-// sums adds up every trial's lanes (bit t·n + i of pos set: segment i keeps the baseline's
-// statistics in pseudo-system A). It walks the blocks of 8 segments in the outer loop so that
-// a block's 256-row table stays in cache while every trial reads it. Bits past the n
-// segments of a trial (the next trial's) fall on segments that do not exist, whose rows are
-// zero. diff then reads the sums.
-func (s *swapTable) sums(pos []uint64, trials int) {
+// sums adds up every trial's lanes from the swaps' bytes by block (swaps.blocks): bit q of
+// trial t's byte for block blk set means segment 8·blk+q keeps the baseline's statistics in
+// pseudo-system A. It walks the blocks in the outer loop so that a block's 256-row table
+// stays in cache while every trial reads it. Bits past the n segments of a trial (the next
+// trial's) fall on segments that do not exist, whose rows are zero. diff then reads the sums.
+func (s *swapTable) sums(blocks []uint8, trials int) {
 	W := s.words
 	s.acc = grow(s.acc, trials*W)
-	acc, tab := s.acc, s.tab
-	for blk := 0; blk < s.blocks; blk++ {
-		up, down := s.up[blk*8*W:(blk+1)*8*W], s.down[blk*8*W:(blk+1)*8*W]
-		row0 := tab[:W]
-		clear(row0)
-		for q := 0; q < 8; q++ {
-			for w, x := range down[q*W : q*W+W] {
-				row0[w] += x
-			}
+	s.tab = grow(s.tab, 2*256*W)
+	acc := s.acc
+	for blk := 0; blk < s.blocks; blk += 2 {
+		// Two blocks per pass over the trials: each trial's sums are read and written once
+		// for both, and the two tables still fit the first-level cache.
+		t1, t2 := s.tab[:256*W], s.tab[256*W:]
+		s.fill(t1, blk)
+		b1 := blocks[blk*trials : (blk+1)*trials]
+		if blk+1 == s.blocks {
+			addTrials(acc, t1, b1, W)
+			break
 		}
-		for m := 1; m < 256; m++ {
-			q := bits.TrailingZeros8(uint8(m))
-			prev := m & (m - 1)
-			row, src := tab[m*W:m*W+W], tab[prev*W:prev*W+W]
-			u, dn := up[q*W:q*W+W], down[q*W:q*W+W]
-			for w := range row {
-				row[w] = src[w] + u[w] - dn[w]
-			}
-		}
+		s.fill(t2, blk+1)
+		b2 := blocks[(blk+1)*trials : (blk+2)*trials]
 		switch W {
-		case 1:
-			for t := 0; t < trials; t++ {
-				acc[t] += tab[s.byteAt(pos, t, blk)]
-			}
 		case 2:
-			for t := 0; t < trials; t++ {
-				v := 2 * s.byteAt(pos, t, blk)
-				a := acc[2*t : 2*t+2]
-				a[0] += tab[v]
-				a[1] += tab[v+1]
+			for t, v := range b1 {
+				a, r, q := (*[2]uint64)(acc[2*t:]), (*[2]uint64)(t1[2*int(v):]), (*[2]uint64)(t2[2*int(b2[t]):])
+				a[0] += r[0] + q[0]
+				a[1] += r[1] + q[1]
 			}
 		case 3:
-			for t := 0; t < trials; t++ {
-				v := 3 * s.byteAt(pos, t, blk)
-				a, r := acc[3*t:3*t+3], tab[v:v+3]
-				a[0] += r[0]
-				a[1] += r[1]
-				a[2] += r[2]
+			for t, v := range b1 {
+				a, r, q := (*[3]uint64)(acc[3*t:]), (*[3]uint64)(t1[3*int(v):]), (*[3]uint64)(t2[3*int(b2[t]):])
+				a[0] += r[0] + q[0]
+				a[1] += r[1] + q[1]
+				a[2] += r[2] + q[2]
 			}
 		case 4:
-			for t := 0; t < trials; t++ {
-				v := 4 * s.byteAt(pos, t, blk)
-				a, r := acc[4*t:4*t+4], tab[v:v+4]
-				a[0] += r[0]
-				a[1] += r[1]
-				a[2] += r[2]
-				a[3] += r[3]
+			for t, v := range b1 {
+				a, r, q := (*[4]uint64)(acc[4*t:]), (*[4]uint64)(t1[4*int(v):]), (*[4]uint64)(t2[4*int(b2[t]):])
+				a[0] += r[0] + q[0]
+				a[1] += r[1] + q[1]
+				a[2] += r[2] + q[2]
+				a[3] += r[3] + q[3]
 			}
 		default:
-			for t := 0; t < trials; t++ {
-				v := W * s.byteAt(pos, t, blk)
-				a, r := acc[W*t:W*t+W], tab[v:v+W]
-				for w := range a {
-					a[w] += r[w]
-				}
-			}
+			addTrials(acc, t1, b1, W)
+			addTrials(acc, t2, b2, W)
 		}
 	}
 }
 
-// byteAt is the 8 bits of trial t for block blk.
-func (s *swapTable) byteAt(pos []uint64, t, blk int) int {
-	b := t*s.n + blk*8
-	w, sh := b/64, uint(b%64)
-	v := pos[w] >> sh
-	if sh > 56 {
-		v |= pos[w+1] << (64 - sh)
+// fill writes block blk's table into tab: row m is Σ_{q in m} max(d_q, 0) + Σ_{q not in m}
+// max(−d_q, 0) over the block's 8 segments, each row built from a smaller one.
+func (s *swapTable) fill(tab []uint64, blk int) {
+	W := s.words
+	up, down := s.up[blk*8*W:(blk+1)*8*W], s.down[blk*8*W:(blk+1)*8*W]
+	row0 := tab[:W]
+	clear(row0)
+	for q := 0; q < 8; q++ {
+		for w, x := range down[q*W : q*W+W] {
+			row0[w] += x
+		}
 	}
-	return int(v & 0xff)
+	for m := 1; m < 256; m++ {
+		q := bits.TrailingZeros8(uint8(m))
+		prev := m & (m - 1)
+		row, src := tab[m*W:m*W+W], tab[prev*W:prev*W+W]
+		u, dn := up[q*W:q*W+W], down[q*W:q*W+W]
+		for w := range row {
+			row[w] = src[w] + u[w] - dn[w]
+		}
+	}
+}
+
+// addTrials adds row bytes[t] of tab (rows of W words) to trial t's sums, for every t.
+func addTrials(acc, tab []uint64, bytes []uint8, W int) {
+	for t, v := range bytes {
+		a, r := acc[W*t:W*t+W], tab[W*int(v):W*int(v)+W]
+		for w := range a {
+			a[w] += r[w]
+		}
+	}
 }
 
 // diff is, after sums, trial t's Σ (baseline − system) of statistic dims[c] over the
