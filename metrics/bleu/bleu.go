@@ -74,6 +74,7 @@ type Metric struct {
 	countN      int  // orders counted per sentence: N, or max(N,5) for NLTK methods 5 and 7
 	needLast    bool // NLTK methods 5-7 read the last sentence of the corpus
 	sig         string
+	segKey      string    // names the options in a core.Memo of segment statistics
 	scratch     sync.Pool // *work, for SentenceScore
 }
 
@@ -206,6 +207,7 @@ func NewBLEU(o *core.Options) (core.Metric, error) {
 		m.countN = 5
 	}
 	m.sig = m.signature("")
+	m.segKey = "bleu segment|" + m.sig
 	return m, nil
 }
 

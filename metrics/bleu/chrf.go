@@ -22,6 +22,7 @@ type CHRF struct {
 	eps                  bool
 	scale100             bool
 	sig                  string
+	segKey               string    // names the options in a core.Memo of segment statistics
 	scratch              sync.Pool // *chrfWork, for SentenceScore
 }
 
@@ -47,6 +48,7 @@ func NewCHRF(o *core.Options) (core.Metric, error) {
 	m.eps = o.Bool("eps_smoothing", false)
 	m.scale100 = o.String("scale", "1", "1", "100") == "100"
 	m.sig = m.signature("")
+	m.segKey = "chrf segment|" + m.sig
 	return m, nil
 }
 

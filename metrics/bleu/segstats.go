@@ -14,6 +14,8 @@ var errUnusable = errors.New("record has no usable prediction and references")
 var (
 	_ core.SegmentStatser = (*Metric)(nil)
 	_ core.SegmentStatser = (*CHRF)(nil)
+	_ core.SegmentAdder   = (*state)(nil)
+	_ core.SegmentAdder   = (*chrfState)(nil)
 )
 
 // bleuSegments is the core.SegmentScorer of a bleu metric with the sacrebleu preset.
@@ -47,6 +49,11 @@ func (b bleuSegments) SegmentStats(ex *core.Example, dst []float64) ([]float64, 
 	}
 	defer m.scratch.Put(w)
 	m.sentence(w, ex)
+	return m.appendSegment(w, dst), nil
+}
+
+// appendSegment appends the statistics derived in w as SegmentStats gives them.
+func (m *Metric) appendSegment(w *work, dst []float64) []float64 {
 	dst = append(dst, float64(w.cLen), float64(w.rLen))
 	for _, x := range w.m[:m.order] {
 		dst = append(dst, float64(x))
@@ -54,7 +61,74 @@ func (b bleuSegments) SegmentStats(ex *core.Example, dst []float64) ([]float64, 
 	for _, x := range w.t[:m.order] {
 		dst = append(dst, float64(x))
 	}
-	return dst, nil
+	return dst
+}
+
+// AddSegment implements core.SegmentAdder: the record is tokenized and counted once for the
+// state and its segment statistics, and once for every state of the metric that folds it
+// (the overall state and its slice's), through the record's memo. Only a metric with a
+// SegmentScorer has the statistics; otherwise it adds ex and returns the error SegmentScorer
+// gives.
+func (s *state) AddSegment(ex *core.Example, weight int64, dst []float64) ([]float64, error) {
+	if _, err := s.m.SegmentScorer(); err != nil {
+		s.Add(ex, weight)
+		return dst, err
+	}
+	if !textinput.Usable(ex) {
+		return dst, errUnusable
+	}
+	if s.w == nil {
+		s.w = &work{}
+	}
+	w, N := s.w, s.m.order
+	if r := lookupSegment(ex, s.m.segKey); r != nil {
+		w.cLen, w.rLen, w.nrefs = r.stats[0], r.stats[1], r.nrefs
+		w.m = append(w.m[:0], r.stats[2:2+N]...)
+		w.t = append(w.t[:0], r.stats[2+N:2+2*N]...)
+	} else {
+		s.m.sentence(w, ex)
+		if r := storeSegment(ex, s.m.segKey, w.nrefs); r != nil {
+			r.stats = append(append(append(r.stats, w.cLen, w.rLen), w.m[:N]...), w.t[:N]...)
+		}
+	}
+	if weight >= 1 {
+		s.fold(w, ex.Seq, weight, s.m.sentenceOutcome(w, ex.Seq))
+	}
+	return s.m.appendSegment(w, dst), nil
+}
+
+// segmentMemo is what AddSegment stores in a core.Memo: the segment statistics of the record
+// whose values it names, and its number of references.
+type segmentMemo struct {
+	pred, refs core.ValueID
+	nrefs      int
+	stats      []int64
+}
+
+// lookupSegment returns the statistics stored under key for ex's values, or nil.
+func lookupSegment(ex *core.Example, key string) *segmentMemo {
+	v, current := ex.Memo.Lookup(key)
+	r, _ := v.(*segmentMemo)
+	if !current || r == nil || r.pred != core.Identify(ex.Values[0]) || r.refs != core.Identify(ex.Values[1]) {
+		return nil
+	}
+	return r
+}
+
+// storeSegment stores, under key, an entry for ex's values with empty statistics for the
+// caller to fill (reusing the stale entry's memory), or returns nil when ex has no memo.
+func storeSegment(ex *core.Example, key string, nrefs int) *segmentMemo {
+	if ex.Memo == nil {
+		return nil
+	}
+	v, _ := ex.Memo.Lookup(key)
+	r, _ := v.(*segmentMemo)
+	if r == nil {
+		r = new(segmentMemo)
+	}
+	*r = segmentMemo{pred: core.Identify(ex.Values[0]), refs: core.Identify(ex.Values[1]), nrefs: nrefs, stats: r.stats[:0]}
+	ex.Memo.Store(key, r)
+	return r
 }
 
 // ScoreFromStats implements core.SegmentScorer: BLEU._compute_score_from_stats. Its value is
@@ -96,7 +170,40 @@ func (c chrfSegments) SegmentStats(ex *core.Example, dst []float64) ([]float64, 
 	}
 	defer m.scratch.Put(w)
 	m.record(w, ex)
+	return appendBest(w, dst), nil
+}
+
+func appendBest(w *chrfWork, dst []float64) []float64 {
 	for _, x := range w.best {
+		dst = append(dst, float64(x))
+	}
+	return dst
+}
+
+// AddSegment implements core.SegmentAdder: the record's n-grams are counted once for the
+// state and its segment statistics, and once for every state of the metric that folds it,
+// through the record's memo.
+func (s *chrfState) AddSegment(ex *core.Example, weight int64, dst []float64) ([]float64, error) {
+	if !textinput.Usable(ex) {
+		return dst, errUnusable
+	}
+	var nr int64
+	var best []int64
+	if r := lookupSegment(ex, s.m.segKey); r != nil {
+		nr, best = int64(r.nrefs), r.stats
+	} else {
+		if s.w == nil {
+			s.w = &chrfWork{}
+		}
+		nr, best = int64(s.m.record(s.w, ex)), s.w.best
+		if r := storeSegment(ex, s.m.segKey, int(nr)); r != nil {
+			r.stats = append(r.stats, best...)
+		}
+	}
+	if weight >= 1 {
+		s.fold(nr, best, weight)
+	}
+	for _, x := range best {
 		dst = append(dst, float64(x))
 	}
 	return dst, nil

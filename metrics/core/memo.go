@@ -1,5 +1,7 @@
 package core
 
+import "unsafe"
+
 // Memo is a per-record cache that the metrics folded together share: a metric stores what it
 // derived from a record's values (token ids, say) so that another metric reading the same
 // values with the same options, or the same metric folding the record into a slice's state,
@@ -51,4 +53,24 @@ func (m *Memo) Store(key string, val any) {
 		}
 	}
 	m.entries = append(m.entries, memoEntry{key: key, gen: m.gen, val: val})
+}
+
+// ValueID identifies a value of a record by the memory it occupies (not by content, which
+// would cost as much as scoring): the overall state and a slice's state folding the same
+// record see the same memory. It holds addresses only, so that nothing of the record is kept
+// alive; a Memo value that depends on some of a record's values records their ValueIDs.
+type ValueID struct {
+	kind                Kind
+	str, strs, lists    uintptr
+	nStr, nStrs, nLists int
+}
+
+// Identify returns v's ValueID.
+func Identify(v Value) ValueID {
+	return ValueID{
+		kind: v.Kind,
+		str:  uintptr(unsafe.Pointer(unsafe.StringData(v.Str))), nStr: len(v.Str),
+		strs: uintptr(unsafe.Pointer(unsafe.SliceData(v.Strs))), nStrs: len(v.Strs),
+		lists: uintptr(unsafe.Pointer(unsafe.SliceData(v.Lists))), nLists: len(v.Lists),
+	}
 }

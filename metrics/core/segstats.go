@@ -47,3 +47,13 @@ type SegmentStatser interface {
 	// it out.
 	SegmentScorer() (SegmentScorer, error)
 }
+
+// SegmentAdder is implemented by states of metrics with a SegmentScorer whose statistics are
+// what the state itself derives from an example, so that the `sacrebleu` CI method, which
+// keeps both, tokenizes and counts each segment once.
+type SegmentAdder interface {
+	// AddSegment has exactly the effect of Add(ex, weight) on the receiver followed by the
+	// metric's SegmentScorer.SegmentStats(ex, dst), whose result it returns. It retains
+	// neither ex nor dst.
+	AddSegment(ex *Example, weight int64, dst []float64) ([]float64, error)
+}

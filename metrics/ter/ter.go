@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/internal/textinput"
@@ -161,35 +160,17 @@ func (m *Metric) segment(w *work, ex *core.Example) (edits, refLen int64, nrefs 
 
 // segmentResult is what memoSegment stores in a core.Memo: the statistics of one record.
 type segmentResult struct {
-	pred, refs    valueID
+	pred, refs    core.ValueID
 	edits, refLen int64
 	nrefs         int
 	err           error
-}
-
-// valueID identifies a value of a record by the memory it occupies (not by content, which
-// would cost as much as scoring): the overall state and a slice's state folding the same
-// record see the same memory. Addresses only, so that nothing of the record is kept alive.
-type valueID struct {
-	kind                core.Kind
-	str, strs, lists    uintptr
-	nStr, nStrs, nLists int
-}
-
-func identify(v core.Value) valueID {
-	return valueID{
-		kind: v.Kind,
-		str:  uintptr(unsafe.Pointer(unsafe.StringData(v.Str))), nStr: len(v.Str),
-		strs: uintptr(unsafe.Pointer(unsafe.SliceData(v.Strs))), nStrs: len(v.Strs),
-		lists: uintptr(unsafe.Pointer(unsafe.SliceData(v.Lists))), nLists: len(v.Lists),
-	}
 }
 
 // memoSegment is segment, or its result for the same values of the current record when a
 // ter metric with the same text options computed it (a record folded into the overall state
 // and into its slice's is scored once).
 func (m *Metric) memoSegment(w *work, ex *core.Example) (edits, refLen int64, nrefs int, err error) {
-	pred, refs := identify(ex.Values[0]), identify(ex.Values[1])
+	pred, refs := core.Identify(ex.Values[0]), core.Identify(ex.Values[1])
 	v, current := ex.Memo.Lookup(m.memoKey)
 	r, _ := v.(*segmentResult)
 	if current && r != nil && r.pred == pred && r.refs == refs {

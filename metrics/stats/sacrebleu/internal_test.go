@@ -20,12 +20,13 @@ func (sumScorer) ScoreFromStats(sum []float64, p core.StatsPrecision) (float64, 
 	return v, p == core.StatsFloat32
 }
 
-// TestBootstrapAllEqualsRowSums pins the integer fast path to numpy's row-by-row float32
-// sums, and checks that statistics outside its conditions take the row path.
-func TestBootstrapAllEqualsRowSums(t *testing.T) {
+// TestBootstrapScoresEqualsRowSums pins the integer fast path (counts packed per block of
+// 4 segments, counts above 3 as excesses, 3 or 2 statistics per word) to numpy's row-by-row
+// float32 sums, and checks that statistics outside its conditions take the row path.
+func TestBootstrapScoresEqualsRowSums(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	const n, d, B = 97, 5, 40
-	mk := func(scale float64, frac bool) Stats {
+	const d, B = 5, 40
+	mk := func(n int, scale float64, frac bool) Stats {
 		s := Stats{Dim: d, Data: make([]float64, n*d)}
 		for i := range s.Data {
 			s.Data[i] = float64(rng.Intn(int(scale)))
@@ -35,24 +36,96 @@ func TestBootstrapAllEqualsRowSums(t *testing.T) {
 		}
 		return s
 	}
-	idx, err := choice(12345, n, B)
-	require.NoError(t, err)
 	cases := []struct {
-		name    string
-		systems []Stats
-		fast    bool
+		name string
+		st   Stats
+		fast bool
 	}{
-		{"small counts", []Stats{mk(50, false), mk(50, false), mk(3, false)}, true},
-		{"fractions", []Stats{mk(50, true), mk(50, false)}, false},
-		{"sums may pass 2^24", []Stats{mk(1<<20, false)}, false},
+		{"small counts", mk(97, 50, false), true},
+		{"tiny counts", mk(97, 3, false), true},
+		{"n not a multiple of 4", mk(1001, 50, false), true},
+		{"two segments, counts up to 2", mk(2, 50, false), true},
+		{"one segment, drawn n times", mk(1, 50, false), true},
+		{"seven segments, counts above 3", mk(7, 50, false), true},
+		{"even dimension", Stats{Dim: 4, Data: mk(20, 100, false).Data[:80]}, true},
+		{"21-bit lanes, sums just below 2^21", mk(64, 1<<15, false), true},
+		{"32-bit lanes, sums just below 2^24", mk(64, 1<<18, false), true},
+		{"fractions", mk(97, 50, true), false},
+		{"sums may pass 2^24", mk(97, 1<<20, false), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			require.Equal(t, c.fast, countable(c.systems))
-			got := bootstrapAll(sumScorer{}, c.systems, idx, B)
-			for k, st := range c.systems {
-				require.Equal(t, bootstrap(sumScorer{}, st, idx, B), got[k], "system %d", k)
+			require.Equal(t, c.fast, countable(c.st))
+			n := c.st.Rows()
+			idx, err := choice(12345, n, B)
+			require.NoError(t, err)
+			p, err := newPlan(12345, n, B)
+			require.NoError(t, err)
+			got, err := bootstrapScores(sumScorer{}, c.st, p)
+			require.NoError(t, err)
+			require.Equal(t, bootstrap(sumScorer{}, c.st, idx, B), got)
+		})
+	}
+}
+
+// TestSwapTableSums pins the packed trial sums to the plain sum of (baseline − system) over
+// the segments each trial keeps, for every lane width the differences' size selects.
+func TestSwapTableSums(t *testing.T) {
+	rng := rand.New(rand.NewSource(9))
+	mk := func(n, d int, scale int) Stats {
+		s := Stats{Dim: d, Data: make([]float64, n*d)}
+		for i := range s.Data {
+			s.Data[i] = float64(rng.Intn(scale))
+		}
+		return s
+	}
+	cases := []struct {
+		name         string
+		n, d         int
+		scale        int
+		lanes, words int
+	}{
+		{"16-bit lanes", 203, 7, 100, 4, 2},
+		{"21-bit lanes, odd number of blocks", 1000, 7, 1000, 3, 2},
+		{"21-bit lanes, 4 words", 1000, 13, 1000, 3, 4},
+		{"16-bit lanes, 3 words", 64, 13, 100, 4, 3},
+		{"32-bit lanes", 90, 7, 1 << 20, 2, 3},
+		{"64-bit lanes", 9000, 7, 1 << 27, 1, 6},
+		{"one segment", 1, 7, 5, 4, 1}, // at most 4 statistics differ: one word
+	}
+	var tab swapTable // reused across cases, as across systems
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			const trials = 37
+			d := c.d
+			bl, sys := mk(c.n, d, c.scale), mk(c.n, d, c.scale)
+			for i := 0; i < c.n; i++ { // one statistic equal in both: not in dims
+				sys.Data[i*d+3] = bl.Data[i*d+3]
+			}
+			nbits := trials * c.n
+			pos := make([]uint64, (nbits+63)/64+1)
+			for i := range nbits {
+				pos[i/64] |= uint64(rng.Intn(2)) << (i % 64)
+			}
+			require.True(t, tab.build(bl, sys))
+			require.Equal(t, c.lanes, tab.lanes)
+			require.Equal(t, c.words, tab.words)
+			require.NotContains(t, tab.dims, 3)
+			tab.sums(blockBytes(pos, c.n, trials), trials)
+			for tr := range trials {
+				for k, j := range tab.dims {
+					var want int64
+					for i := range c.n {
+						if bit := tr*c.n + i; pos[bit/64]>>(bit%64)&1 == 1 {
+							want += int64(bl.Data[i*d+j] - sys.Data[i*d+j])
+						}
+					}
+					require.Equal(t, want, tab.diff(tr, k), "trial %d statistic %d", tr, j)
+				}
 			}
 		})
 	}
+	frac := mk(10, 2, 5)
+	frac.Data[3] += 0.5
+	require.False(t, tab.build(frac, mk(10, 2, 5)))
 }

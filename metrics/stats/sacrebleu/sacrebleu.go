@@ -142,87 +142,244 @@ func bootstrap(sc Scorer, st Stats, idx []int64, resamples int) scores {
 	return out
 }
 
-// bootstrapAll is bootstrap for systems that share the indices. When every statistic is a
-// whole number and no resample's running sums can reach 2^24, float32 adds them exactly, so
-// the float32 sums are the integer sums Σ_i count_i · s_i, which are computed for all systems
-// at once from each resample's multiplicities.
-func bootstrapAll(sc Scorer, systems []Stats, idx []int64, resamples int) []scores {
-	if !countable(systems) {
-		out := make([]scores, len(systems))
-		for k, st := range systems {
-			out[k] = bootstrap(sc, st, idx, resamples)
-		}
-		return out
+// plan is the resamples of `choice(n, (resamples, n))` drawn with one seed, kept as how often
+// each segment is drawn: what a resample's sum needs when the order of the additions does not
+// matter (see countable). It is immutable and safe for concurrent use.
+//
+// The counts are packed for bootstrapSums: segments in blocks of 4, and for each block and
+// resample one byte holding the block's counts min(c, 3) as four 2-bit digits (segment 4k+q
+// in bits 2q..2q+1); a count above 3 (about 2% of them) leaves its excess in extra.
+type plan struct {
+	gen       npyrand.Generator // the generator before the draws, to draw them again
+	n         int
+	resamples int
+	blocks    int     // ⌈n/4⌉
+	digits    []uint8 // [block][resample]
+	extra     []excess
+	extraAt   []int32 // resample b's excesses are extra[extraAt[b]:extraAt[b+1]]
+}
+
+// excess is a segment drawn more than 3 times in a resample, and by how much.
+type excess struct{ seg, more int32 }
+
+// newPlan draws the resamples from seed's generator, as `default_rng(seed).choice(n,
+// (resamples, n))`.
+func newPlan(seed uint64, n, resamples int) (*plan, error) {
+	return drawPlan(npyrand.New(seed), n, resamples)
+}
+
+// drawPlan draws the resamples from g, which it does not change.
+func drawPlan(g *npyrand.Generator, n, resamples int) (*plan, error) {
+	draws := *g
+	idx, err := indices(&draws, n, resamples)
+	if err != nil {
+		return nil, err
 	}
-	d, n := systems[0].Dim, systems[0].Rows()
-	K := len(systems) * d
-	// all holds segment i's statistics of every system side by side.
-	all := make([]int32, n*K)
-	for k, st := range systems {
-		for i := 0; i < n; i++ {
-			for j := 0; j < d; j++ {
-				all[i*K+k*d+j] = int32(st.Data[i*d+j])
-			}
-		}
-	}
-	out := make([]scores, len(systems))
-	for k := range out {
-		out[k] = scores{v: make([]float64, resamples), f32: make([]bool, resamples)}
-	}
-	counts := make([]int32, n)
-	acc := make([]int32, K)
-	sum := make([]float64, d)
-	for b := 0; b < resamples; b++ {
+	p := &plan{gen: *g, n: n, resamples: resamples, blocks: (n + 3) / 4, extraAt: make([]int32, 1, resamples+1)}
+	p.digits = make([]uint8, p.blocks*resamples)
+	counts := make([]int32, 4*p.blocks)
+	for b := range resamples {
 		clear(counts)
 		for _, r := range idx[b*n : (b+1)*n] {
 			counts[r]++
 		}
-		clear(acc)
-		for i, c := range counts {
-			if c == 0 {
-				continue
+		for blk := range p.blocks {
+			var e uint8
+			for q, c := range counts[4*blk : 4*blk+4] {
+				if c > 3 {
+					p.extra = append(p.extra, excess{int32(4*blk + q), c - 3})
+					c = 3
+				}
+				e |= uint8(c) << (2 * q)
 			}
-			row := all[i*K : i*K+K]
-			for j, x := range row {
-				acc[j] += c * x
-			}
+			p.digits[blk*resamples+b] = e
 		}
-		for k := range systems {
-			for j := range sum {
-				sum[j] = float64(acc[k*d+j])
-			}
-			out[k].v[b], out[k].f32[b] = sc.ScoreFromStats(sum, core.StatsFloat32)
-		}
+		p.extraAt = append(p.extraAt, int32(len(p.extra)))
 	}
-	return out
+	return p, nil
 }
 
-// countable reports whether bootstrapAll may use integer sums: whole, non-negative
-// statistics whose column maximum times the number of segments stays below 2^24 (the
-// largest running sum any resample can reach).
-func countable(systems []Stats) bool {
-	for _, st := range systems {
-		d, n := st.Dim, st.Rows()
-		for j := 0; j < d; j++ {
-			mx := 0.0
-			for i := 0; i < n; i++ {
-				x := st.Data[i*d+j]
-				if x < 0 || x != math.Trunc(x) {
-					return false
-				}
-				mx = max(mx, x)
+// bootstrapScores is bootstrap over the plan's resamples, by integer sums when st is
+// countable.
+func bootstrapScores(sc Scorer, st Stats, p *plan) (scores, error) {
+	if !countable(st) {
+		g := p.gen
+		idx, err := indices(&g, p.n, p.resamples)
+		if err != nil {
+			return scores{}, err
+		}
+		return bootstrap(sc, st, idx, p.resamples), nil
+	}
+	d := st.Dim
+	lanes := 2
+	if bound(st) < 1<<21 {
+		lanes = 3
+	}
+	width := uint(64 / lanes)
+	sums := bootstrapSums(st, p, lanes)
+	dw := (d + lanes - 1) / lanes
+	out := scores{v: make([]float64, p.resamples), f32: make([]bool, p.resamples)}
+	sum := make([]float64, d)
+	for b := range p.resamples {
+		words := sums[b*dw : b*dw+dw]
+		for j := range sum {
+			sum[j] = float64(words[j/lanes] >> (width * uint(j%lanes)) & (1<<width - 1))
+		}
+		out.v[b], out.f32[b] = sc.ScoreFromStats(sum, core.StatsFloat32)
+	}
+	return out, nil
+}
+
+// bootstrapSums returns every resample's sums Σ_i c_i·s_i of the countable statistics st,
+// packed lanes (2 or 3) to a word of 64/lanes bits each: statistic j in lane j%lanes of word
+// j/lanes (resample b's ⌈d/lanes⌉ words after b·⌈d/lanes⌉).
+//
+// Why the integer sums are sacrebleu's: numpy adds the float32 rows of a resample one after
+// another, and every partial sum is a whole number between 0 and the full sum, which is at
+// most n·max(s) < 2^24 (countable): float32 holds each exactly, so no addition rounds and the
+// result is the exact sum, in any order. Why lanes never carry into each other: a lane only
+// ever holds non-negative partial sums of a resample, at most n·max(s), or (in the table) at
+// most 3·4·max(s); bound is the larger, and 3 lanes of 21 bits are used only when it is below
+// 2^21 (2 lanes of 32 bits hold anything countable).
+//
+// How: per block of 4 segments a table holds, for each of the 256 digit bytes, Σ_q digit_q ·
+// s_{4k+q}; one addition of a table row then adds a whole block of a resample. The blocks are
+// the outer loop so that one table (256 rows) stays in cache while every resample reads it.
+func bootstrapSums(st Stats, p *plan, lanes int) []uint64 {
+	d, n, B := st.Dim, p.n, p.resamples
+	dw := (d + lanes - 1) / lanes
+	width := 64 / lanes
+	packed := make([]uint64, 4*p.blocks*dw)
+	for i := range n {
+		for j, x := range st.Data[i*d : i*d+d] {
+			packed[i*dw+j/lanes] |= uint64(x) << (width * (j % lanes))
+		}
+	}
+	acc := make([]uint64, B*dw)
+	tab := make([]uint64, 256*dw)
+	for blk := range p.blocks {
+		fillTable(tab, packed[4*blk*dw:4*(blk+1)*dw], dw)
+		addRows(acc, tab, p.digits[blk*B:(blk+1)*B], dw)
+	}
+	for b := range B {
+		a := acc[b*dw : b*dw+dw]
+		for _, x := range p.extra[p.extraAt[b]:p.extraAt[b+1]] {
+			row := packed[int(x.seg)*dw : int(x.seg)*dw+dw]
+			for w := range a {
+				a[w] += uint64(x.more) * row[w]
 			}
-			if mx*float64(n) >= 1<<24 {
+		}
+	}
+	return acc
+}
+
+// fillTable fills the 256 rows of tab (dw words each) for the block of 4 segments whose
+// packed statistics are rows: row e = Σ_q digit_q(e) · segment q, each built from a smaller
+// one by adding one segment.
+func fillTable(tab, rows []uint64, dw int) {
+	for e := 1; e < 256; e++ {
+		q := bits.TrailingZeros8(uint8(e)) / 2
+		prev := e - 1<<(2*q)
+		switch dw {
+		case 4:
+			d, s, a := (*[4]uint64)(tab[4*e:]), (*[4]uint64)(tab[4*prev:]), (*[4]uint64)(rows[4*q:])
+			d[0], d[1], d[2], d[3] = s[0]+a[0], s[1]+a[1], s[2]+a[2], s[3]+a[3]
+		case 5:
+			d, s, a := (*[5]uint64)(tab[5*e:]), (*[5]uint64)(tab[5*prev:]), (*[5]uint64)(rows[5*q:])
+			d[0], d[1], d[2], d[3], d[4] = s[0]+a[0], s[1]+a[1], s[2]+a[2], s[3]+a[3], s[4]+a[4]
+		case 6:
+			d, s, a := (*[6]uint64)(tab[6*e:]), (*[6]uint64)(tab[6*prev:]), (*[6]uint64)(rows[6*q:])
+			d[0], d[1], d[2], d[3], d[4], d[5] = s[0]+a[0], s[1]+a[1], s[2]+a[2], s[3]+a[3], s[4]+a[4], s[5]+a[5]
+		default:
+			d, s, a := tab[e*dw:e*dw+dw], tab[prev*dw:prev*dw+dw], rows[q*dw:q*dw+dw]
+			for w := range d {
+				d[w] = s[w] + a[w]
+			}
+		}
+	}
+}
+
+// addRows adds row digits[b] of tab (rows of dw words) to row b of acc, for every b. The
+// common widths are written out: the compiler then keeps the row in registers and checks
+// bounds once per row.
+func addRows(acc, tab []uint64, digits []uint8, dw int) {
+	switch dw {
+	case 4:
+		for b, e := range digits {
+			a, r := (*[4]uint64)(acc[4*b:]), (*[4]uint64)(tab[4*int(e):])
+			a[0] += r[0]
+			a[1] += r[1]
+			a[2] += r[2]
+			a[3] += r[3]
+		}
+	case 5:
+		for b, e := range digits {
+			a, r := (*[5]uint64)(acc[5*b:]), (*[5]uint64)(tab[5*int(e):])
+			a[0] += r[0]
+			a[1] += r[1]
+			a[2] += r[2]
+			a[3] += r[3]
+			a[4] += r[4]
+		}
+	case 6:
+		for b, e := range digits {
+			a, r := (*[6]uint64)(acc[6*b:]), (*[6]uint64)(tab[6*int(e):])
+			a[0] += r[0]
+			a[1] += r[1]
+			a[2] += r[2]
+			a[3] += r[3]
+			a[4] += r[4]
+			a[5] += r[5]
+		}
+	default:
+		for b, e := range digits {
+			a, r := acc[b*dw:b*dw+dw], tab[int(e)*dw:int(e)*dw+dw]
+			for w := range a {
+				a[w] += r[w]
+			}
+		}
+	}
+}
+
+// bound is the largest value a lane of bootstrapSums can hold for countable st:
+// max(n, 12)·max(s).
+func bound(st Stats) float64 {
+	mx := 0.0
+	for _, x := range st.Data {
+		mx = max(mx, x)
+	}
+	return float64(max(st.Rows(), 12)) * mx
+}
+
+// countable reports whether bootstrapSums may add st's statistics as integers: whole,
+// non-negative statistics whose column maximum times the number of segments stays below
+// 2^24 (the largest running sum any resample can reach).
+func countable(st Stats) bool {
+	d, n := st.Dim, st.Rows()
+	for j := 0; j < d; j++ {
+		mx := 0.0
+		for i := 0; i < n; i++ {
+			x := st.Data[i*d+j]
+			if x < 0 || x != math.Trunc(x) {
 				return false
 			}
+			mx = max(mx, x)
+		}
+		if mx*float64(n) >= 1<<24 {
+			return false
 		}
 	}
 	return true
 }
 
 func choice(seed uint64, n, resamples int) ([]int64, error) {
+	return indices(npyrand.New(seed), n, resamples)
+}
+
+// indices is g.choice(n, (resamples, n)); it advances g.
+func indices(g *npyrand.Generator, n, resamples int) ([]int64, error) {
 	idx := make([]int64, resamples*n)
-	if err := npyrand.New(seed).Choice(int64(n), idx); err != nil {
+	if err := g.Choice(int64(n), idx); err != nil {
 		return nil, fmt.Errorf("sacrebleu: %w", err)
 	}
 	return idx, nil
@@ -237,12 +394,21 @@ func Confidence(sc Scorer, st Stats, resamples int, seed uint64) (Result, error)
 	if resamples < 1 {
 		return Result{}, ErrSamples
 	}
-	idx, err := choice(seed, st.Rows(), resamples)
+	p, err := newPlan(seed, st.Rows(), resamples)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Score: exactScore(sc, st), PValue: math.NaN(), Stderr: math.NaN()}
-	bs := bootstrapAll(sc, []Stats{st}, idx, resamples)[0]
+	bs, err := bootstrapScores(sc, st, p)
+	if err != nil {
+		return Result{}, err
+	}
+	return confidence(exactScore(sc, st), bs)
+}
+
+// confidence is Confidence's result for a system of score score whose resamples scored bs.
+func confidence(score float64, bs scores) (Result, error) {
+	res := Result{Score: score, PValue: math.NaN(), Stderr: math.NaN()}
+	var err error
 	res.Mean, res.HalfWidth, err = cliEstimate(bs)
 	if len(bs.v) > 1 {
 		var sum, ss float64
@@ -271,35 +437,46 @@ func PairedBS(sc Scorer, baseline Stats, systems []Stats, resamples int, seed ui
 		return nil, ErrSeedZero
 	}
 	// The baseline's _bootstrap_resample and every system's test seed a fresh generator with
-	// the same seed and draw the same choice first: one set of indices serves all.
-	idx, err := choice(seed, baseline.Rows(), resamples)
+	// the same seed and draw the same choice first: one set of resamples serves all.
+	p, err := newPlan(seed, baseline.Rows(), resamples)
 	if err != nil {
 		return nil, err
 	}
 	blScore := exactScore(sc, baseline)
-	all := bootstrapAll(sc, append([]Stats{baseline}, systems...), idx, resamples)
-	bl := all[0]
+	bl, err := bootstrapScores(sc, baseline, p)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Result, 0, 1+len(systems))
 	m, hw := npEstimate(bl)
 	out = append(out, Result{Score: blScore, PValue: math.NaN(), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
-	for k, sys := range systems {
+	for _, sys := range systems {
 		score := exactScore(sc, sys)
-		diff := math.Abs(blScore - score)
-		ss := all[1+k]
+		ss, err := bootstrapScores(sc, sys, p)
+		if err != nil {
+			return nil, err
+		}
 		m, hw := npEstimate(ss)
-		// sample_diffs = np.abs(scores_sys - scores_bl); stats = sample_diffs - mean.
-		f32 := ss.allF32() && bl.allF32()
-		d := make([]float64, resamples)
-		for b := range d {
-			d[b] = round(math.Abs(round(ss.v[b]-bl.v[b], f32)), f32)
-		}
-		mean := npMean(d, f32)
-		for b := range d {
-			d[b] = round(d[b]-mean, f32)
-		}
-		out = append(out, Result{Score: score, PValue: pValue(d, diff, f32), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
+		out = append(out, Result{Score: score, PValue: bsPValue(blScore, bl, score, ss), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
 	}
 	return out, nil
+}
+
+// bsPValue is _paired_bs_test's p-value of a system (full score score, resample scores ss)
+// against the baseline (blScore, bl) on the same resamples.
+func bsPValue(blScore float64, bl scores, score float64, ss scores) float64 {
+	diff := math.Abs(blScore - score)
+	// sample_diffs = np.abs(scores_sys - scores_bl); stats = sample_diffs - mean.
+	f32 := ss.allF32() && bl.allF32()
+	d := make([]float64, len(ss.v))
+	for b := range d {
+		d[b] = round(math.Abs(round(ss.v[b]-bl.v[b], f32)), f32)
+	}
+	mean := npMean(d, f32)
+	for b := range d {
+		d[b] = round(d[b]-mean, f32)
+	}
+	return pValue(d, diff, f32)
 }
 
 // PairedAR is `sacrebleu --paired-ar` with `trials` trials: results[0] is the baseline, then
@@ -316,30 +493,71 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 	if seed == 0 && len(systems) > 0 {
 		return nil, ErrSeedZero
 	}
-	n, d := baseline.Rows(), baseline.Dim
+	return pairedAR(sc, baseline, systems, drawSwaps(seed, baseline.Rows(), trials), confidence, seed)
+}
+
+// swaps is the (trials, n) boolean matrix that every system's test draws first from a fresh
+// generator with the seed, packed (bit t·n + i), with one spare word so that 8-bit reads at
+// any offset stay in range, and the generator after it. It is immutable.
+type swaps struct {
+	n, trials int
+	pos       []uint64
+	after     npyrand.Generator
+	// blocks holds the same bits by block of 8 segments, block-major: byte [blk·trials + t]
+	// is trial t's bits of segments 8·blk..8·blk+7 (bit q for segment 8·blk+q; past n, the
+	// next trial's, which swapTable ignores), the order swapTable.sums reads them in.
+	blocks []uint8
+}
+
+func drawSwaps(seed uint64, n, trials int) *swaps {
+	nbits := trials * n
+	sw := &swaps{n: n, trials: trials, pos: make([]uint64, (nbits+63)/64+1), after: *npyrand.New(seed)}
+	sw.after.BoolBits(sw.pos, nbits)
+	sw.blocks = blockBytes(sw.pos, n, trials)
+	return sw
+}
+
+// blockBytes regroups the bits t·n + i of pos (with one spare word) as swaps.blocks.
+func blockBytes(pos []uint64, n, trials int) []uint8 {
+	nb := (n + 7) / 8
+	out := make([]uint8, nb*trials)
+	for t := range trials {
+		for blk := range nb {
+			b := t*n + blk*8
+			w, sh := b/64, uint(b%64)
+			v := pos[w] >> sh
+			if sh > 56 {
+				v |= pos[w+1] << (64 - sh)
+			}
+			out[blk*trials+t] = uint8(v)
+		}
+	}
+	return out
+}
+
+// pairedAR is PairedAR on checked inputs, with the swaps of its seed.
+func pairedAR(sc Scorer, baseline Stats, systems []Stats, sw *swaps, confidence int, seed uint64) ([]Result, error) {
+	n, d, trials, pos := baseline.Rows(), baseline.Dim, sw.trials, sw.pos
 	blScore := exactScore(sc, baseline)
 	nan := math.NaN()
 	out := make([]Result, 0, 1+len(systems))
 	bres := Result{Score: blScore, PValue: nan, Mean: nan, HalfWidth: nan, Stderr: nan}
 	if confidence > 0 {
-		idx, err := choice(seed, n, confidence)
+		p, err := newPlan(seed, n, confidence)
 		if err != nil {
 			return nil, err
 		}
-		bres.Mean, bres.HalfWidth = npEstimate(bootstrapAll(sc, []Stats{baseline}, idx, confidence)[0])
+		bs, err := bootstrapScores(sc, baseline, p)
+		if err != nil {
+			return nil, err
+		}
+		bres.Mean, bres.HalfWidth = npEstimate(bs)
 	}
 	out = append(out, bres)
 	shufA, shufB := make([]float64, d), make([]float64, d)
 	sumBL := columnSums(baseline)
 	sa := scores{v: make([]float64, trials), f32: make([]bool, trials)}
 	sb := scores{v: make([]float64, trials), f32: make([]bool, trials)}
-	// Every system's test seeds a fresh generator with the same seed and draws the same
-	// (trials, n) boolean matrix first: draw it once, packed, with one spare word so that
-	// 8-bit reads at any offset stay in range.
-	nbits := trials * n
-	pos := make([]uint64, (nbits+63)/64+1)
-	after := npyrand.New(seed)
-	after.BoolBits(pos, nbits)
 	var tab swapTable
 	for _, sys := range systems {
 		score := exactScore(sc, sys)
@@ -350,12 +568,11 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 			// Whole-number statistics: numpy's sums are exact in any order, so shuf_a =
 			// Σsys + Σ_{pos}(bl − sys), read 8 segments at a time from a table of subset sums,
 			// and shuf_b = Σbl + Σsys − shuf_a.
-			acc := tab.sums(pos, trials)
-			k := len(tab.dims)
+			tab.sums(sw.blocks, trials)
 			for t := 0; t < trials; t++ {
 				copy(shufA, sumSys)
 				for c, j := range tab.dims {
-					shufA[j] += float64(acc[t*k+c])
+					shufA[j] += float64(tab.diff(t, c))
 				}
 				for j := range shufB {
 					shufB[j] = sumBL[j] + sumSys[j] - shufA[j]
@@ -391,12 +608,15 @@ func PairedAR(sc Scorer, baseline Stats, systems []Stats, trials, confidence int
 		res := Result{Score: score, PValue: pValue(ds, diff, f32), Mean: nan, HalfWidth: nan, Stderr: nan}
 		if confidence > 0 {
 			// The same generator, after the boolean matrix, draws the bootstrap indices.
-			g := *after
-			idx := make([]int64, confidence*n)
-			if err := g.Choice(int64(n), idx); err != nil {
-				return nil, fmt.Errorf("sacrebleu: %w", err)
+			p, err := drawPlan(&sw.after, n, confidence)
+			if err != nil {
+				return nil, err
 			}
-			res.Mean, res.HalfWidth = npEstimate(bootstrapAll(sc, []Stats{sys}, idx, confidence)[0])
+			bs, err := bootstrapScores(sc, sys, p)
+			if err != nil {
+				return nil, err
+			}
+			res.Mean, res.HalfWidth = npEstimate(bs)
 		}
 		out = append(out, res)
 	}
@@ -413,89 +633,183 @@ func columnSums(st Stats) []float64 {
 	return sum
 }
 
-// swapTable holds, for every block of 8 segments and every subset of them, the sums of
-// (baseline − system) over the subset, for the statistics where the two systems differ
-// anywhere. It is reused across systems.
+// swapTable sums, for every trial, (baseline − system) over the segments the trial swaps,
+// for the statistics where the two systems differ anywhere. It is reused across systems.
+//
+// The differences are signed; the table keeps them as non-negative lanes packed several to
+// a word: a segment adds max(d, 0) where its bit is set and max(−d, 0) where it is not, so a
+// trial's lane is Σ_{set} d + Σ_i max(−d_i, 0) — the sum wanted plus a bias the same for every
+// trial (neg) — and never exceeds Σ_i |d_i|. With that below 2^w for every statistic, lanes of
+// w bits never carry into each other: 4 lanes of 16 bits, 3 of 21, 2 of 32 or 1 of 64.
 type swapTable struct {
-	n, d   int
-	dims   []int   // statistics with a non-zero difference somewhere
-	blocks int     // ⌈n/8⌉
-	tab    []int32 // [block][subset][len(dims)]
-	acc    []int64
+	n      int
+	dims   []int    // statistics with a non-zero difference somewhere
+	lanes  int      // statistics per word
+	width  uint     // bits per lane
+	words  int      // words per segment, table row and trial
+	neg    []int64  // per statistic of dims: Σ_i max(−d_i, 0)
+	blocks int      // ⌈n/8⌉
+	up     []uint64 // per segment: the words of max(d, 0)
+	down   []uint64 // per segment: the words of max(−d, 0)
+	tab    []uint64 // two blocks' 256 rows
+	acc    []uint64 // per trial: words
 }
 
 // build fills the table for one pair of systems. It is false, and the table unusable, when a
-// statistic is not a whole number or a difference could overflow the table's int32 entries.
+// statistic is not a whole number or too large to sum exactly in int64.
 func (s *swapTable) build(bl, sys Stats) bool {
-	const limit = 1 << 27 // 8 differences of this size still fit an int32
+	const limit = 1 << 27
 	n, d := bl.Rows(), bl.Dim
-	s.n, s.d, s.dims = n, d, s.dims[:0]
+	s.n, s.dims = n, s.dims[:0]
+	var most float64 // the largest Σ_i |d_i|
 	for j := 0; j < d; j++ {
-		differs := false
+		abs := 0.0
 		for i := 0; i < n; i++ {
 			a, b := bl.Data[i*d+j], sys.Data[i*d+j]
 			if a != math.Trunc(a) || b != math.Trunc(b) || math.Abs(a) > limit || math.Abs(b) > limit {
 				return false
 			}
-			differs = differs || a != b
+			abs += math.Abs(a - b)
 		}
-		if differs {
+		if abs > 0 {
 			s.dims = append(s.dims, j)
+			most = max(most, abs)
 		}
 	}
-	k := len(s.dims)
-	s.blocks = (n + 7) / 8
-	if need := s.blocks * 256 * k; cap(s.tab) < need {
-		s.tab = make([]int32, need)
-	} else {
-		s.tab = s.tab[:need]
+	switch {
+	case most < 1<<16:
+		s.lanes = 4
+	case most < 1<<21:
+		s.lanes = 3
+	case most < 1<<32:
+		s.lanes = 2
+	default:
+		s.lanes = 1
 	}
-	for blk := 0; blk < s.blocks; blk++ {
-		base := s.tab[blk*256*k : (blk+1)*256*k]
-		clear(base[:k])
-		for m := 1; m < 256; m++ {
-			low := bits.TrailingZeros8(uint8(m))
-			row, prev := base[m*k:m*k+k], base[(m&(m-1))*k:(m&(m-1))*k+k]
-			copy(row, prev)
-			if i := blk*8 + low; i < n {
-				for c, j := range s.dims {
-					row[c] += int32(bl.Data[i*d+j] - sys.Data[i*d+j])
-				}
+	s.width = uint(64 / s.lanes)
+	k := len(s.dims)
+	s.words = max(1, (k+s.lanes-1)/s.lanes)
+	s.blocks = (n + 7) / 8
+	s.neg = grow(s.neg, k)
+	s.up, s.down = grow(s.up, 8*s.blocks*s.words), grow(s.down, 8*s.blocks*s.words)
+	for i := 0; i < n; i++ {
+		up, down := s.up[i*s.words:(i+1)*s.words], s.down[i*s.words:(i+1)*s.words]
+		for c, j := range s.dims {
+			x := int64(bl.Data[i*d+j] - sys.Data[i*d+j])
+			w, sh := c/s.lanes, s.width*uint(c%s.lanes)
+			if x >= 0 {
+				up[w] |= uint64(x) << sh
+			} else {
+				down[w] |= uint64(-x) << sh
+				s.neg[c] -= x
 			}
 		}
 	}
 	return true
 }
 
-// sums returns, for every trial t, the sums of (baseline − system) over the segments whose
-// bit (t·n + i of pos) is set, as trials rows of len(dims). It walks the table block by block
-// so that one block's 256 subset sums stay in cache while every trial reads them. Bits past
-// the n segments of a trial (the next trial's) fall on table entries whose segments do not
-// exist, which add nothing.
-func (s *swapTable) sums(pos []uint64, trials int) []int64 {
-	k := len(s.dims)
-	if cap(s.acc) < trials*k {
-		s.acc = make([]int64, trials*k)
+// grow returns x resized to n zeros, reusing its memory.
+func grow[T any](x []T, n int) []T {
+	if cap(x) < n {
+		return make([]T, n)
 	}
-	acc := s.acc[:trials*k]
-	clear(acc)
-	for blk := 0; blk < s.blocks; blk++ {
-		tab := s.tab[blk*256*k : (blk+1)*256*k]
-		for t := 0; t < trials; t++ {
-			b := t*s.n + blk*8
-			w, sh := b/64, uint(b%64)
-			v := pos[w] >> sh
-			if sh > 56 {
-				v |= pos[w+1] << (64 - sh)
+	x = x[:n]
+	clear(x)
+	return x
+}
+
+// sums adds up every trial's lanes from the swaps' bytes by block (swaps.blocks): bit q of
+// trial t's byte for block blk set means segment 8·blk+q keeps the baseline's statistics in
+// pseudo-system A. It walks the blocks in the outer loop so that a block's 256-row table
+// stays in cache while every trial reads it. Bits past the n segments of a trial (the next
+// trial's) fall on segments that do not exist, whose rows are zero. diff then reads the sums.
+func (s *swapTable) sums(blocks []uint8, trials int) {
+	W := s.words
+	s.acc = grow(s.acc, trials*W)
+	s.tab = grow(s.tab, 2*256*W)
+	acc := s.acc
+	for blk := 0; blk < s.blocks; blk += 2 {
+		// Two blocks per pass over the trials: each trial's sums are read and written once
+		// for both, and the two tables still fit the first-level cache.
+		t1, t2 := s.tab[:256*W], s.tab[256*W:]
+		s.fill(t1, blk)
+		b1 := blocks[blk*trials : (blk+1)*trials]
+		if blk+1 == s.blocks {
+			addTrials(acc, t1, b1, W)
+			break
+		}
+		s.fill(t2, blk+1)
+		b2 := blocks[(blk+1)*trials : (blk+2)*trials]
+		switch W {
+		case 2:
+			for t, v := range b1 {
+				a, r, q := (*[2]uint64)(acc[2*t:]), (*[2]uint64)(t1[2*int(v):]), (*[2]uint64)(t2[2*int(b2[t]):])
+				a[0] += r[0] + q[0]
+				a[1] += r[1] + q[1]
 			}
-			row := tab[int(v&0xff)*k : int(v&0xff)*k+k]
-			a := acc[t*k : t*k+k]
-			for c, x := range row {
-				a[c] += int64(x)
+		case 3:
+			for t, v := range b1 {
+				a, r, q := (*[3]uint64)(acc[3*t:]), (*[3]uint64)(t1[3*int(v):]), (*[3]uint64)(t2[3*int(b2[t]):])
+				a[0] += r[0] + q[0]
+				a[1] += r[1] + q[1]
+				a[2] += r[2] + q[2]
 			}
+		case 4:
+			for t, v := range b1 {
+				a, r, q := (*[4]uint64)(acc[4*t:]), (*[4]uint64)(t1[4*int(v):]), (*[4]uint64)(t2[4*int(b2[t]):])
+				a[0] += r[0] + q[0]
+				a[1] += r[1] + q[1]
+				a[2] += r[2] + q[2]
+				a[3] += r[3] + q[3]
+			}
+		default:
+			addTrials(acc, t1, b1, W)
+			addTrials(acc, t2, b2, W)
 		}
 	}
-	return acc
+}
+
+// fill writes block blk's table into tab: row m is Σ_{q in m} max(d_q, 0) + Σ_{q not in m}
+// max(−d_q, 0) over the block's 8 segments, each row built from a smaller one.
+func (s *swapTable) fill(tab []uint64, blk int) {
+	W := s.words
+	up, down := s.up[blk*8*W:(blk+1)*8*W], s.down[blk*8*W:(blk+1)*8*W]
+	row0 := tab[:W]
+	clear(row0)
+	for q := 0; q < 8; q++ {
+		for w, x := range down[q*W : q*W+W] {
+			row0[w] += x
+		}
+	}
+	for m := 1; m < 256; m++ {
+		q := bits.TrailingZeros8(uint8(m))
+		prev := m & (m - 1)
+		row, src := tab[m*W:m*W+W], tab[prev*W:prev*W+W]
+		u, dn := up[q*W:q*W+W], down[q*W:q*W+W]
+		for w := range row {
+			row[w] = src[w] + u[w] - dn[w]
+		}
+	}
+}
+
+// addTrials adds row bytes[t] of tab (rows of W words) to trial t's sums, for every t.
+func addTrials(acc, tab []uint64, bytes []uint8, W int) {
+	for t, v := range bytes {
+		a, r := acc[W*t:W*t+W], tab[W*int(v):W*int(v)+W]
+		for w := range a {
+			a[w] += r[w]
+		}
+	}
+}
+
+// diff is, after sums, trial t's Σ (baseline − system) of statistic dims[c] over the
+// segments the trial keeps.
+func (s *swapTable) diff(t, c int) int64 {
+	x := s.acc[t*s.words+c/s.lanes] >> (s.width * uint(c%s.lanes))
+	if s.lanes > 1 {
+		x &= 1<<s.width - 1
+	}
+	return int64(x) - s.neg[c]
 }
 
 // pValue is significance._compute_p_value: (1 + #{stats > diff}) / (len + 1). Comparing a

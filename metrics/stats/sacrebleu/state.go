@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/stats"
@@ -20,6 +22,42 @@ type Metric struct {
 	Config stats.Config
 	scorer core.SegmentScorer
 	sig    string
+	plans  *planCache
+}
+
+// planCache keeps the last resamples the metric's set-up drew, for n segments, and the last
+// paired-ar swaps: every system of a compare, and every state's interval, draws the same ones
+// (a few bits per resample or trial and segment: see plan and swaps).
+type planCache struct {
+	mu    sync.Mutex
+	last  *plan
+	swaps *swaps
+}
+
+// swaps returns the paired-ar swaps of the metric's seed for n segments and trials trials.
+func (m *Metric) swaps(n, trials int) *swaps {
+	m.plans.mu.Lock()
+	defer m.plans.mu.Unlock()
+	if sw := m.plans.swaps; sw != nil && sw.n == n && sw.trials == trials {
+		return sw
+	}
+	m.plans.swaps = drawSwaps(m.Config.Seed, n, trials)
+	return m.plans.swaps
+}
+
+// plan returns the resamples of the metric's set-up for n segments.
+func (m *Metric) plan(n int) (*plan, error) {
+	m.plans.mu.Lock()
+	defer m.plans.mu.Unlock()
+	if p := m.plans.last; p != nil && p.n == n {
+		return p, nil
+	}
+	p, err := newPlan(m.Config.Seed, n, m.Config.Resamples)
+	if err != nil {
+		return nil, err
+	}
+	m.plans.last = p
+	return p, nil
 }
 
 // New wraps m, which must give a core.SegmentScorer; c must have method sacrebleu, level 0.95
@@ -47,7 +85,7 @@ func New(m core.Metric, c stats.Config) (*Metric, error) {
 	if c.Key != "" {
 		sig += ",key=" + c.Key
 	}
-	return &Metric{Metric: m, Config: c, scorer: sc, sig: core.SigExtend(m.Signature(), sig)}, nil
+	return &Metric{Metric: m, Config: c, scorer: sc, sig: core.SigExtend(m.Signature(), sig), plans: &planCache{}}, nil
 }
 
 // Signature implements core.Metric: the wrapped signature plus the resampling set-up.
@@ -65,7 +103,7 @@ func (m *Metric) NewState() core.State { return &State{m: m, Main: m.Metric.NewS
 
 // Memory is what a state holds per segment, for `evalstream list`.
 func (m *Metric) Memory() string {
-	return fmt.Sprintf("%d bytes per segment (its %d statistics as float64, Seq and unit)", 16+8*m.scorer.StatsLen(), m.scorer.StatsLen())
+	return fmt.Sprintf("%d bytes per segment (its %d statistics as float64, Seq and unit); the metric keeps the last resamples drawn (about 0.4 bytes per segment and resample) and paired-ar swaps (2 bits per segment and trial)", 16+8*m.scorer.StatsLen(), m.scorer.StatsLen())
 }
 
 // segment identifies one stored segment: its record's Seq (input order) and resampling unit
@@ -82,18 +120,58 @@ type State struct {
 	// failed counts records whose statistics could not be computed (a TER alignment
 	// failure); a state with any has no interval, since its segments no longer pair up.
 	failed int64
+	// memo is what Result and PairedTest derive from the segments, computed once; Add and
+	// Merge drop it. It is atomic so that reading results stays free of data races.
+	memo atomic.Pointer[derived]
+}
+
+// derived is what a state's segments give: the segments in input order, the system's
+// sacrebleu score and its resample scores with the metric's set-up (or why there are none).
+// It is immutable.
+type derived struct {
+	st    Stats
+	units []uint64
+	score float64
+	boot  scores
+	err   error
+}
+
+// derive returns the state's derived values, computing them when the state changed.
+func (s *State) derive() *derived {
+	if d := s.memo.Load(); d != nil {
+		return d
+	}
+	d := &derived{}
+	d.st, d.units = s.Segments()
+	if len(d.units) > 0 {
+		d.score = exactScore(s.m.scorer, d.st)
+		p, err := s.m.plan(len(d.units))
+		if err == nil {
+			d.boot, err = bootstrapScores(s.m.scorer, d.st, p)
+		}
+		d.err = err
+	}
+	s.memo.Store(d)
+	return d
 }
 
 // Add implements core.State: the record is one segment, stored weight times.
 func (s *State) Add(ex *core.Example, weight int64) {
-	s.Main.Add(ex, weight)
 	if weight < 1 {
+		s.Main.Add(ex, weight)
 		return
 	}
+	s.memo.Store(nil)
 	d := s.m.scorer.StatsLen()
 	n := len(s.data)
 	var err error
-	s.data, err = s.m.scorer.SegmentStats(ex, s.data)
+	if sa, ok := s.Main.(core.SegmentAdder); ok {
+		// One pass over the segment's n-grams for the main state and the statistics.
+		s.data, err = sa.AddSegment(ex, weight, s.data)
+	} else {
+		s.Main.Add(ex, weight)
+		s.data, err = s.m.scorer.SegmentStats(ex, s.data)
+	}
 	if err != nil || len(s.data) != n+d {
 		s.data = s.data[:n]
 		s.failed += weight
@@ -114,14 +192,14 @@ func (s *State) Merge(other core.State) error {
 		return core.Incompatible(s, other)
 	}
 	if o == s { // merging a state into itself: read from a copy
-		c := *o
-		c.segs, c.data = slices.Clone(o.segs), slices.Clone(o.data)
+		c := &State{m: o.m, segs: slices.Clone(o.segs), data: slices.Clone(o.data), failed: o.failed}
 		var err error
 		if c.Main, err = core.CopyState(o.m.Metric, o.Main); err != nil {
 			return err
 		}
-		o = &c
+		o = c
 	}
+	s.memo.Store(nil)
 	if err := s.Main.Merge(o.Main); err != nil {
 		return err
 	}
@@ -170,8 +248,11 @@ func (s *State) Result() core.Result {
 		return r
 	}
 	c := s.m.Config
-	st, _ := s.Segments()
-	res, err := Confidence(s.m.scorer, st, c.Resamples, c.Seed)
+	d := s.derive()
+	if d.err != nil {
+		return r
+	}
+	res, err := confidence(d.score, d.boot)
 	if err != nil {
 		return r
 	}
@@ -252,10 +333,9 @@ func (s *State) PairedTest(test string, cand core.State, trials int) (stats.Pair
 	if !ok || o.m.sig != s.m.sig {
 		return stats.Paired{}, fmt.Errorf("%w: the candidate's metric is another one (%s)", stats.ErrUnpaired, cand.(interface{ Result() core.Result }).Result().Reason)
 	}
-	bs, bu := s.Segments()
-	cs, cu := o.Segments()
-	if !slices.Equal(bu, cu) {
-		return stats.Paired{}, fmt.Errorf("%w: the systems do not list the same segments in the same order (%d and %d segments)", stats.ErrUnpaired, len(bu), len(cu))
+	bd, cd := s.derive(), o.derive()
+	if !slices.Equal(bd.units, cd.units) {
+		return stats.Paired{}, fmt.Errorf("%w: the systems do not list the same segments in the same order (%d and %d segments)", stats.ErrUnpaired, len(bd.units), len(cd.units))
 	}
 	if s.failed > 0 || o.failed > 0 {
 		return stats.Paired{}, fmt.Errorf("%w: some segments' statistics could not be computed", stats.ErrUndefined)
@@ -265,9 +345,28 @@ func (s *State) PairedTest(test string, cand core.State, trials int) (stats.Pair
 	var err error
 	switch test {
 	case "bs":
-		res, err = PairedBS(s.m.scorer, bs, []Stats{cs}, c.Resamples, c.Seed)
+		// PairedBS on the states' own resample scores: every system's are drawn from the
+		// same plan, as sacrebleu's fresh generators with one seed draw the same indices.
+		if err = check(bd.st, cd.st); err == nil && c.Seed == 0 {
+			err = ErrSeedZero
+		}
+		if err == nil {
+			err = cmp.Or(bd.err, cd.err)
+		}
+		if err == nil {
+			res = []Result{{Score: bd.score}, {Score: cd.score, PValue: bsPValue(bd.score, bd.boot, cd.score, cd.boot)}}
+		}
 	case "ar":
-		res, err = PairedAR(s.m.scorer, bs, []Stats{cs}, trials, -1, c.Seed)
+		// PairedAR with the swaps every candidate's test draws alike.
+		switch err = check(bd.st, cd.st); {
+		case err != nil:
+		case trials < 1:
+			err = ErrSamples
+		case c.Seed == 0:
+			err = ErrSeedZero
+		default:
+			res, err = pairedAR(s.m.scorer, bd.st, []Stats{cd.st}, s.m.swaps(len(bd.units), trials), -1, c.Seed)
+		}
 	default:
 		return stats.Paired{}, fmt.Errorf("unknown paired test %q (bs or ar)", test)
 	}

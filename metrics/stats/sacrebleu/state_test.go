@@ -204,3 +204,52 @@ func TestStatePairedTest(t *testing.T) {
 	}
 	require.Greater(t, n, 20)
 }
+
+// TestStateMemo checks that what a state derives for its interval and paired tests follows
+// the state: adds and merges after a result change it exactly as a state folded afresh, and
+// concurrent reads of results agree (run with -race).
+func TestStateMemo(t *testing.T) {
+	g := loadGolden(t)
+	exs := readSlice(t, g.Corpora.WMT17.File)
+	base, cand := exs[g.Corpora.WMT17.Systems[0]][:80], exs[g.Corpora.WMT17.Systems[1]][:80]
+	for _, typ := range []string{"bleu", "chrf", "ter"} {
+		m := wrapped(t, typ, "1", sacreConfig(12345))
+		fold := func(recs []core.Example) core.State {
+			st := m.NewState()
+			for i := range recs {
+				st.Add(&recs[i], 1)
+			}
+			return st
+		}
+		wantB, wantC := fold(base), fold(cand)
+		wantP, err := wantB.(stats.Pairer).PairedTest("bs", wantC, 0)
+		require.NoError(t, err)
+
+		b, c := fold(base[:30]), fold(cand[:30])
+		early := b.Result().CI
+		_, err = b.(stats.Pairer).PairedTest("bs", c, 0)
+		require.NoError(t, err)
+		for i := 30; i < 50; i++ {
+			b.Add(&base[i], 1)
+			c.Add(&cand[i], 1)
+		}
+		require.NotEqual(t, early, b.Result().CI, typ)
+		_, err = b.(stats.Pairer).PairedTest("bs", c, 0)
+		require.NoError(t, err)
+		require.NoError(t, b.Merge(fold(base[50:])))
+		require.NoError(t, c.Merge(fold(cand[50:])))
+
+		results := make(chan core.Result, 4)
+		for range 4 {
+			go func() { results <- b.Result() }()
+		}
+		for range 4 {
+			require.Equal(t, wantB.Result(), <-results, typ)
+		}
+		require.Equal(t, wantC.Result(), c.Result(), typ)
+		p, err := b.(stats.Pairer).PairedTest("bs", c, 0)
+		require.NoError(t, err)
+		// (DeltaLow and DeltaHigh are NaN: sacrebleu computes no delta interval.)
+		require.Equal(t, []float64{wantP.Base, wantP.Cand, wantP.P}, []float64{p.Base, p.Cand, p.P}, typ)
+	}
+}
