@@ -91,6 +91,6 @@ func TestKafkaBenchRequested(t *testing.T) {
 		{[]string{"--kafkaesque"}, false},
 		{[]string{"--", "--kafka"}, false},
 	} {
-		require.Equal(t, c.want, kafkaBenchRequested(c.args), "%v", c.args)
+		require.Equal(t, c.want, benchModeRequested(c.args, "kafka"), "%v", c.args)
 	}
 }
