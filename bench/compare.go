@@ -225,26 +225,34 @@ func RunCompare(ctx context.Context, tasks []Task, o CompareOptions) (*CompareRe
 				pr.Timings.add(cpu, wall)
 			}
 		}
-		for i := range tr.Peers {
-			pr := &tr.Peers[i]
-			if pr.Missing != "" {
-				continue
-			}
-			if pr.Error != "" {
-				rep.Problems++
-				continue
-			}
-			pr.RatioCPU = ratio(pr.Timings.MedianCPU, tr.Evalstream.MedianCPU)
-			pr.RatioWall = ratio(pr.Timings.MedianWall, tr.Evalstream.MedianWall)
-			pr.Agree, pr.Scores = agreement(pr.Values, tr.Values, tol)
-			if !pr.Agree {
-				rep.Problems++
-			}
-		}
+		rep.Problems += tr.summarize(tol)
 		rep.Tasks = append(rep.Tasks, tr)
 	}
 	progress("done")
 	return rep, nil
+}
+
+// summarize computes the ratios of the peers' medians to evalstream's and compares their
+// scores with evalstream's; it returns the number of peers that failed or disagree.
+func (tr *TaskResult) summarize(tol float64) int {
+	problems := 0
+	for i := range tr.Peers {
+		pr := &tr.Peers[i]
+		if pr.Missing != "" {
+			continue
+		}
+		if pr.Error != "" {
+			problems++
+			continue
+		}
+		pr.RatioCPU = ratio(pr.Timings.MedianCPU, tr.Evalstream.MedianCPU)
+		pr.RatioWall = ratio(pr.Timings.MedianWall, tr.Evalstream.MedianWall)
+		pr.Agree, pr.Scores = agreement(pr.Values, tr.Values, tol)
+		if !pr.Agree {
+			problems++
+		}
+	}
+	return problems
 }
 
 // runMeasured runs argv to its end and returns its stdout, the CPU time (user+system, of the
