@@ -33,23 +33,23 @@ static char *slurp(const char *path, size_t *len) {
 	FILE *f = fopen(path, "rb");
 	if (!f) die("cannot open ", path);
 	size_t cap = 1 << 20, n = 0;
-	char *buf = xrealloc(NULL, cap);
+	if (fseek(f, 0, SEEK_END) == 0) { /* a regular file: read it in one go */
+		long size = ftell(f);
+		if (size > 0) cap = (size_t)size + 1;
+		rewind(f);
+	}
+	char *buf = xrealloc(NULL, cap + 8);
 	for (;;) {
-		if (n == cap) buf = xrealloc(buf, cap *= 2);
+		if (n == cap) buf = xrealloc(buf, (cap *= 2) + 8);
 		size_t k = fread(buf + n, 1, cap - n, f);
 		if (k == 0) break;
 		n += k;
 	}
 	if (ferror(f)) die("cannot read ", path);
 	fclose(f);
+	memset(buf + n, 0, 8); /* tokens are read eight bytes at a time */
 	*len = n;
 	return buf;
-}
-
-static uint64_t hash_bytes(const char *s, size_t n) {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
 }
 
 static uint64_t mix64(uint64_t x) {
@@ -60,9 +60,33 @@ static uint64_t mix64(uint64_t x) {
 	return x ^ (x >> 33);
 }
 
+/* load8 reads the first min(n, 8) bytes of s as a word, the rest zero; s has eight
+ * readable bytes (slurp pads its buffers). */
+static uint64_t load8(const char *s, size_t n) {
+	uint64_t w;
+	memcpy(&w, s, 8);
+	if (n < 8) w &= (1ull << (8 * n)) - 1; /* little-endian: the first n bytes */
+	return w;
+}
+
+/* hash_bytes hashes a token eight bytes at a time; *first gets its first word. */
+static uint64_t hash_bytes(const char *s, size_t n, uint64_t *first) {
+	uint64_t h = n * 0x9e3779b97f4a7c15ull, w = load8(s, n);
+	*first = w;
+	for (;;) {
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+		if (n <= 8) break;
+		s += 8;
+		n -= 8;
+		w = load8(s, n);
+	}
+	return mix64(h);
+}
+
 /* The vocabulary: open addressing over (hash, bytes) -> id. */
 typedef struct {
-	uint64_t hash;
+	uint64_t hash, first; /* first: the token's first eight bytes, zero-padded */
 	const char *s;
 	uint32_t n, id;
 } vslot;
@@ -86,46 +110,43 @@ static void vocab_grow(void) {
 
 static uint32_t intern(const char *s, size_t n) {
 	if ((vlen + 1) * 2 > vcap) vocab_grow();
-	uint64_t h = hash_bytes(s, n);
+	uint64_t first, h = hash_bytes(s, n, &first);
 	size_t j = h & (vcap - 1);
 	while (vocab[j].s) {
-		if (vocab[j].hash == h && vocab[j].n == n && memcmp(vocab[j].s, s, n) == 0) return vocab[j].id;
+		vslot *v = &vocab[j];
+		if (v->hash == h && v->n == n && v->first == first && (n <= 8 || memcmp(v->s + 8, s + 8, n - 8) == 0)) return v->id;
 		j = (j + 1) & (vcap - 1);
 	}
-	vocab[j] = (vslot){h, s, (uint32_t)n, (uint32_t)vlen};
+	vocab[j] = (vslot){h, first, s, (uint32_t)n, (uint32_t)vlen};
 	return (uint32_t)vlen++;
 }
 
 /* The reference n-grams of one segment: (order, ids) -> count left to match. A slot belongs
  * to the current segment when its gen is the segment's number, so the table is never cleared. */
 typedef struct {
-	uint32_t ids[MAX_ORDER];
-	uint32_t order, gen;
+	uint32_t ids[MAX_ORDER]; /* the n-gram's ids, then NONE: the order is implied */
+	uint32_t gen;
 	int32_t count;
 } nslot;
+#define NONE UINT32_MAX
 static nslot *grams;
-static size_t gcap;
+static size_t galloc, gcap; /* slots allocated; slots the current segment uses (a power of 2) */
 static uint32_t gen;
 
-static uint64_t gram_hash(const uint32_t *ids, int order) {
-	uint64_t h = (uint64_t)order;
-	for (int k = 0; k < order; k++) h = mix64(h ^ ((uint64_t)ids[k] + 0x9e3779b97f4a7c15ull * (k + 1)));
-	return h;
-}
-
-static nslot *gram_find(const uint32_t *ids, int order, int insert) {
-	size_t j = gram_hash(ids, order) & (gcap - 1);
+/* gram_find finds the n-gram key (MAX_ORDER ids, NONE-padded) whose hash is h, or inserts it
+ * with count 0. */
+static nslot *gram_find(const uint32_t *key, uint64_t h, int insert) {
+	size_t j = (h ^ (h >> 31)) & (gcap - 1);
 	for (;;) {
 		nslot *g = &grams[j];
 		if (g->gen != gen) {
 			if (!insert) return NULL;
 			g->gen = gen;
-			g->order = (uint32_t)order;
-			memcpy(g->ids, ids, order * sizeof *ids);
+			memcpy(g->ids, key, sizeof g->ids);
 			g->count = 0;
 			return g;
 		}
-		if (g->order == (uint32_t)order && memcmp(g->ids, ids, order * sizeof *ids) == 0) return g;
+		if (g->ids[0] == key[0] && g->ids[1] == key[1] && g->ids[2] == key[2] && g->ids[3] == key[3]) return g;
 		j = (j + 1) & (gcap - 1);
 	}
 }
@@ -166,24 +187,40 @@ int main(int argc, char **argv) {
 		rp = re + 1;
 		sys_len += nh;
 		ref_len += nr;
-		size_t need = 4 * MAX_ORDER * (nr + 1);
-		if (need > gcap / 2) {
-			size_t ncap = gcap ? gcap : 1024;
-			while (need > ncap / 2) ncap *= 2;
+		/* A table of at least twice the segment's reference n-grams, no larger: it stays in
+		 * the cache. */
+		size_t need = 2 * MAX_ORDER * (nr + 1);
+		for (gcap = 64; gcap < need; gcap *= 2) {
+		}
+		if (gcap > galloc) {
 			free(grams);
-			grams = calloc(ncap, sizeof *grams);
+			grams = calloc(gcap, sizeof *grams);
 			if (!grams) die("out of memory", NULL);
-			gcap = ncap;
+			galloc = gcap;
 			gen = 0;
 		}
 		gen++;
+		/* The n-grams starting at i, orders 1-4, hashed incrementally (one multiply per token). */
+		for (size_t i = 0; i < nr; i++) {
+			uint32_t key[MAX_ORDER] = {NONE, NONE, NONE, NONE};
+			uint64_t hh = 0;
+			for (int o = 1; o <= MAX_ORDER && i + o <= nr; o++) {
+				key[o - 1] = r[i + o - 1];
+				hh = (hh ^ (r[i + o - 1] + (uint64_t)o)) * 0x9e3779b97f4a7c15ull;
+				gram_find(key, hh, 1)->count++;
+			}
+		}
 		for (int o = 1; o <= MAX_ORDER; o++)
-			for (size_t i = 0; i + o <= nr; i++) gram_find(r + i, o, 1)->count++;
-		for (int o = 1; o <= MAX_ORDER; o++) {
 			if (nh >= (size_t)o) totals[o - 1] += nh - o + 1;
-			for (size_t i = 0; i + o <= nh; i++) {
-				nslot *g = gram_find(h + i, o, 0);
-				if (g && g->count > 0) {
+		for (size_t i = 0; i < nh; i++) {
+			uint32_t key[MAX_ORDER] = {NONE, NONE, NONE, NONE};
+			uint64_t hh = 0;
+			for (int o = 1; o <= MAX_ORDER && i + o <= nh; o++) {
+				key[o - 1] = h[i + o - 1];
+				hh = (hh ^ (h[i + o - 1] + (uint64_t)o)) * 0x9e3779b97f4a7c15ull;
+				nslot *g = gram_find(key, hh, 0);
+				if (!g) break; /* no longer n-gram from i can match either */
+				if (g->count > 0) {
 					g->count--;
 					matches[o - 1]++;
 				}
