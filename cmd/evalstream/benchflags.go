@@ -307,27 +307,37 @@ func cmdBenchCompare(ctx context.Context, args []string, stdout, stderr io.Write
 		return runtimeErr(err)
 	}
 	defer os.RemoveAll(dir)
+	// The progress: runs done of the runs planned, the one running, and the time left at the
+	// pace so far.
+	// The pace is that of the runs, without the preparation.
+	var mu sync.Mutex
+	var done, total int
+	var runsStart time.Time
+	what := "preparing: the corpora, the peers, the C counter"
+	stopProgress := startProgressLine(stderr, *noProgress, func(time.Duration) string {
+		mu.Lock()
+		defer mu.Unlock()
+		var el time.Duration
+		if !runsStart.IsZero() {
+			el = time.Since(runsStart)
+		}
+		return compareProgressLine(el, done, total, what)
+	})
 	plan, err := bench.PlanCompare(ctx, bench.CompareSetup{Evalstream: exe, Python: py, CC: *cc, Tasks: tasks,
 		TextInput: *input, TextRecords: *n, ClassInput: *classInput, ClassRecords: *classN, NumClasses: *numClasses, Dir: dir})
 	if err != nil {
+		stopProgress()
 		if strings.HasPrefix(err.Error(), "unknown task") {
 			return usageErr("--tasks: %v", err)
 		}
 		return runtimeErr(err)
 	}
 
-	// The progress: runs done of the runs planned, the one running, and the time left at the
-	// pace so far.
-	var mu sync.Mutex
-	var done, total int
-	var what string
-	stopProgress := startProgressLine(stderr, *noProgress, func(el time.Duration) string {
-		mu.Lock()
-		defer mu.Unlock()
-		return compareProgressLine(el, done, total, what)
-	})
 	rep, err := bench.RunCompare(ctx, plan, bench.CompareOptions{Repeat: *repeat, Progress: func(d, t int, w string) {
 		mu.Lock()
+		if runsStart.IsZero() {
+			runsStart = time.Now()
+		}
 		done, total, what = d, t, w
 		mu.Unlock()
 	}})
