@@ -158,14 +158,16 @@ func PlanCompare(ctx context.Context, s CompareSetup) ([]Task, error) {
 	if needText {
 		n, err := writeTokenized(textIn, filepath.Join(s.Dir, "hyp.tok"), filepath.Join(s.Dir, "ref.tok"))
 		textRecords = n
-		counter = Peer{Name: "minimal C n-gram counter", Note: "pre-tokenized text, no JSON, no 13a",
+		counter = Peer{Name: "minimal C n-gram counter", Note: "pre-tokenized text: no JSON, no 13a",
 			Argv: []string{filepath.Join(s.Dir, "ngram_counter"), filepath.Join(s.Dir, "hyp.tok"), filepath.Join(s.Dir, "ref.tok")}}
 		if errors.Is(err, errCounterInput) {
 			counter.Missing = "not available: " + err.Error()
 		} else if err != nil {
 			return nil, err
 		} else {
-			counter.Missing, counter.Version = compileCounter(ctx, s.CC, s.Dir)
+			var compiler string
+			counter.Missing, compiler = compileCounter(ctx, s.CC, s.Dir)
+			counter.Note = compiler + "; " + counter.Note
 		}
 	}
 
@@ -246,7 +248,7 @@ func probePython(ctx context.Context, python, driver string, tasks []compareTask
 }
 
 // compileCounter compiles the n-gram counter in dir. It returns why the counter is not
-// available ("" when it is) and the compiler's name for the report.
+// available ("" when it is) and how it was compiled, for the report.
 func compileCounter(ctx context.Context, cc, dir string) (missing, version string) {
 	if cc == "" {
 		cc = os.Getenv("CC")
@@ -255,13 +257,13 @@ func compileCounter(ctx context.Context, cc, dir string) (missing, version strin
 		cc = "cc"
 	}
 	if _, err := exec.LookPath(cc); err != nil {
-		return fmt.Sprintf("not available: no C compiler (%s)", cc), ""
+		return fmt.Sprintf("not available: no C compiler (%s)", cc), filepath.Base(cc)
 	}
 	out, err := exec.CommandContext(ctx, cc, "-O2", "-o", filepath.Join(dir, "ngram_counter"), filepath.Join(dir, "ngram_counter.c"), "-lm").CombinedOutput()
 	if err != nil {
-		return fmt.Sprintf("not available: %s -O2 failed: %v: %s", cc, err, truncate(strings.TrimSpace(string(out)), 200)), ""
+		return fmt.Sprintf("not available: %s -O2 failed: %v: %s", cc, err, truncate(strings.TrimSpace(string(out)), 200)), filepath.Base(cc)
 	}
-	return "", "(" + filepath.Base(cc) + " -O2)"
+	return "", filepath.Base(cc) + " -O2"
 }
 
 // errCounterInput is wrapped when the text corpus has records the counter cannot take.

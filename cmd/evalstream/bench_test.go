@@ -189,7 +189,7 @@ func TestBenchCompareCommand(t *testing.T) {
 
 	r = run(t, dir, "bench", "--compare", "--python", "/nonexistent/python3", "--cc", "/nonexistent/cc", "--tasks", "bleu", "--records", "20", "--repeat", "1", "--format", "markdown")
 	require.Equal(t, 0, r.code, r.stderr)
-	require.Contains(t, r.stdout, "| BLEU-13a | summaries.jsonl (20 records) | minimal C n-gram counter (pre-tokenized text, no JSON, no 13a) | not available: no C compiler (/nonexistent/cc) |")
+	require.Contains(t, r.stdout, "| BLEU-13a | summaries.jsonl (20 records) | minimal C n-gram counter (cc; pre-tokenized text: no JSON, no 13a) | not available: no C compiler (/nonexistent/cc) |")
 	require.NotContains(t, r.stdout, "| chrF |")
 
 	for _, args := range [][]string{
