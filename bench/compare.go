@@ -132,8 +132,8 @@ type CompareReport struct {
 	Problems int `json:"problems"`
 }
 
-// Problem lists the peers whose scores disagree or whose runs failed, one line each.
-func (rep *CompareReport) Problem() []string {
+// ProblemLines lists the peers whose scores disagree or whose runs failed, one line each.
+func (rep *CompareReport) ProblemLines() []string {
 	var out []string
 	for _, t := range rep.Tasks {
 		for _, p := range t.Peers {
@@ -409,11 +409,11 @@ func median(xs []float64) float64 {
 	}
 	s := slices.Clone(xs)
 	sort.Float64s(s)
-	if n := len(s); n%2 == 1 {
+	n := len(s)
+	if n%2 == 1 {
 		return s[n/2]
-	} else {
-		return (s[n/2-1] + s[n/2]) / 2
 	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // ThisMachine describes the machine: OS, architecture, the CPU model (Linux: from
@@ -439,7 +439,7 @@ func (m Machine) String() string {
 	return s
 }
 
-// peerLabel is the peer's name and version.
+// label is the peer's name and version.
 func (p PeerResult) label() string {
 	if p.Version == "" {
 		return p.Name
@@ -478,7 +478,7 @@ func (rep *CompareReport) Print(w io.Writer) {
 		}
 	}
 	tw.Flush()
-	for _, p := range rep.Problem() {
+	for _, p := range rep.ProblemLines() {
 		fmt.Fprintf(w, "PROBLEM: %s\n", p)
 	}
 }

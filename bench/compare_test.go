@@ -100,7 +100,7 @@ func TestRunCompare(t *testing.T) {
 
 	// Disagreeing and failed peers are problems; a missing one is not.
 	require.Equal(t, 5, rep.Problems)
-	problems := rep.Problem()
+	problems := rep.ProblemLines()
 	require.Len(t, problems, 5)
 	require.Contains(t, problems, "BLEU: other: scores disagree: DIFFERENT: bleu: peer 27.600000000000001, evalstream 27.5")
 

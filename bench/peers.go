@@ -74,6 +74,9 @@ func CompareTaskNames() string {
 	return strings.Join(s, ",")
 }
 
+// ErrUnknownTask is wrapped when CompareSetup.Tasks names a task that does not exist.
+var ErrUnknownTask = errors.New("unknown task")
+
 // CompareSetup says what PlanCompare plans.
 type CompareSetup struct {
 	// Evalstream is the evalstream binary the tasks run (`score --format json`).
@@ -112,7 +115,7 @@ func PlanCompare(ctx context.Context, s CompareSetup) ([]Task, error) {
 			found = found || t.key == k
 		}
 		if !found {
-			return nil, fmt.Errorf("unknown task %q (tasks: %s)", k, CompareTaskNames())
+			return nil, fmt.Errorf("%w %q (tasks: %s)", ErrUnknownTask, k, CompareTaskNames())
 		}
 		selected[k] = true
 	}

@@ -327,7 +327,7 @@ func cmdBenchCompare(ctx context.Context, args []string, stdout, stderr io.Write
 		TextInput: *input, TextRecords: *n, ClassInput: *classInput, ClassRecords: *classN, NumClasses: *numClasses, Dir: dir})
 	if err != nil {
 		stopProgress()
-		if strings.HasPrefix(err.Error(), "unknown task") {
+		if errors.Is(err, bench.ErrUnknownTask) {
 			return usageErr("--tasks: %v", err)
 		}
 		return runtimeErr(err)
@@ -357,7 +357,7 @@ func cmdBenchCompare(ctx context.Context, args []string, stdout, stderr io.Write
 	default:
 		rep.Print(stdout)
 	}
-	if problems := rep.Problem(); len(problems) > 0 {
+	if problems := rep.ProblemLines(); len(problems) > 0 {
 		for _, p := range problems {
 			fmt.Fprintf(stderr, "evalstream bench --compare: %s\n", p)
 		}
