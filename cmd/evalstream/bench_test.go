@@ -215,5 +215,7 @@ func TestCompareProgressLine(t *testing.T) {
 		{time.Minute, 40, 40, "done", "compare: 40 of 40 runs, 100%; done"},
 	} {
 		require.Equal(t, c.want, compareProgressLine(c.el, c.done, c.total, c.what))
+		// The progress display shows the line as it is, in place of the counters.
+		require.Equal(t, c.want, progressLine(c.el, progressCounts{records: 7, lag: -1, line: c.want}))
 	}
 }

@@ -116,7 +116,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rep, err := bench.RunFile(ctx, bench.FileOptions{Input: path, Plan: j.plan, Policy: j.policy(), Specs: specs, Mix: m, MetricSpecs: metricSpecs,
 		Workers: workerList, Repeat: *repeat, Batch: *batch, MaxRecordBytes: cfg.Source.MaxRecordBytes, ScoreOnly: *scoreOnly,
 		CPUProfile: *cpuProfile, MemProfile: *memProfile, Stderr: stderr,
-		Progress: prog, ProgressStart: func(total int64) { stopProgress = startProgressTotal(stderr, *noProgress, prog, total) }})
+		Progress: prog, ProgressStart: func(total int64) { stopProgress = newProgress(stderr, *noProgress).run(fileCounts(prog, total)) }})
 	stopProgress()
 	if err != nil {
 		return runtimeErr(err)
@@ -314,14 +314,14 @@ func cmdBenchCompare(ctx context.Context, args []string, stdout, stderr io.Write
 	var done, total int
 	var runsStart time.Time
 	what := "preparing: the corpora, the peers, the C counter"
-	stopProgress := startProgressLine(stderr, *noProgress, func(time.Duration) string {
+	stopProgress := newProgress(stderr, *noProgress).run(func() progressCounts {
 		mu.Lock()
 		defer mu.Unlock()
 		var el time.Duration
 		if !runsStart.IsZero() {
 			el = time.Since(runsStart)
 		}
-		return compareProgressLine(el, done, total, what)
+		return progressCounts{lag: -1, line: compareProgressLine(el, done, total, what)}
 	})
 	plan, err := bench.PlanCompare(ctx, bench.CompareSetup{Evalstream: exe, Python: py, CC: *cc, Tasks: tasks,
 		TextInput: *input, TextRecords: *n, ClassInput: *classInput, ClassRecords: *classN, NumClasses: *numClasses, Dir: dir})
