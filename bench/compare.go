@@ -120,6 +120,8 @@ type TaskResult struct {
 	Evalstream Timings        `json:"evalstream"`
 	Values     map[string]any `json:"values"`
 	Peers      []PeerResult   `json:"peers"`
+	// Error is set when evalstream's run failed (its peers are then not run).
+	Error string `json:"error,omitempty"`
 }
 
 // CompareReport is what `bench --compare --format json` prints.
@@ -136,6 +138,10 @@ type CompareReport struct {
 func (rep *CompareReport) ProblemLines() []string {
 	var out []string
 	for _, t := range rep.Tasks {
+		if t.Error != "" {
+			out = append(out, fmt.Sprintf("%s: evalstream failed: %s", t.Name, t.Error))
+			continue
+		}
 		for _, p := range t.Peers {
 			switch {
 			case p.Error != "":
@@ -151,9 +157,11 @@ func (rep *CompareReport) ProblemLines() []string {
 // RunCompare runs every task: in each of o.Repeat rounds, evalstream, then each peer that is
 // not missing, one process at a time, so that the machine's drift and other load weigh on
 // both alike. A peer whose run fails, or whose scores disagree with evalstream's, is
-// reported in its PeerResult and counted in Problems; it does not stop the comparison. A
-// failed evalstream run is an error. It is not safe for concurrent use with other
-// measurements (the processes share the machine).
+// reported in its PeerResult and counted in Problems; it does not stop the comparison, nor
+// does a failed evalstream run, which ends its task (TaskResult.Error). A peer that refuses
+// the input (exit status 3, "not applicable: WHY") is listed as missing. The error is ctx's
+// when it ends the comparison. It is not safe for concurrent use with other measurements
+// (the processes share the machine).
 func RunCompare(ctx context.Context, tasks []Task, o CompareOptions) (*CompareReport, error) {
 	repeat := o.Repeat
 	if repeat <= 0 {
@@ -164,23 +172,27 @@ func RunCompare(ctx context.Context, tasks []Task, o CompareOptions) (*CompareRe
 		tol = 1e-9
 	}
 	rep := &CompareReport{Date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), Machine: ThisMachine(), Repeat: repeat}
-	total := 0
-	for _, t := range tasks {
+	done := 0
+	taskRuns := func(t Task) int {
 		n := 1
 		for _, p := range t.Peers {
 			if p.Missing == "" {
 				n++
 			}
 		}
-		total += n * repeat
+		return n * repeat
 	}
-	done := 0
+	total := 0
+	for _, t := range tasks {
+		total += taskRuns(t)
+	}
 	progress := func(what string) {
 		if o.Progress != nil {
 			o.Progress(done, total, what)
 		}
 	}
 	for _, t := range tasks {
+		doneBefore := done
 		tr := TaskResult{Name: t.Name, Input: t.Input, Records: t.Records, Peers: make([]PeerResult, len(t.Peers))}
 		for i, p := range t.Peers {
 			tr.Peers[i] = PeerResult{Name: p.Name, Version: p.Version, Note: p.Note, Missing: p.Missing}
@@ -188,19 +200,23 @@ func RunCompare(ctx context.Context, tasks []Task, o CompareOptions) (*CompareRe
 				tr.Peers[i].Timings = &Timings{}
 			}
 		}
+	rounds:
 		for r := 0; r < repeat; r++ {
 			progress(fmt.Sprintf("%s: evalstream (run %d of %d)", t.Name, r+1, repeat))
 			out, cpu, wall, err := runMeasured(ctx, t.Evalstream)
 			done++
+			if err == nil && tr.Values == nil {
+				tr.Values, err = evalstreamValues(out)
+			}
 			if err != nil {
-				return nil, fmt.Errorf("%s: evalstream: %w", t.Name, err)
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				tr.Error = err.Error()
+				done = doneBefore + taskRuns(t)
+				break rounds
 			}
 			tr.Evalstream.add(cpu, wall)
-			if tr.Values == nil {
-				if tr.Values, err = evalstreamValues(out); err != nil {
-					return nil, fmt.Errorf("%s: evalstream: %w", t.Name, err)
-				}
-			}
 			for i, p := range t.Peers {
 				pr := &tr.Peers[i]
 				if p.Missing != "" {
@@ -208,24 +224,32 @@ func RunCompare(ctx context.Context, tasks []Task, o CompareOptions) (*CompareRe
 				}
 				progress(fmt.Sprintf("%s: %s (run %d of %d)", t.Name, p.Name, r+1, repeat))
 				done++
-				if pr.Error != "" {
+				if pr.Error != "" || pr.Missing != "" {
 					continue
 				}
 				out, cpu, wall, err := runMeasured(ctx, p.Argv)
 				if err == nil && pr.Values == nil {
 					pr.Values, err = peerValues(out)
 				}
-				if err != nil {
-					if ctx.Err() != nil {
-						return nil, ctx.Err()
-					}
+				var na *notApplicableError
+				switch {
+				case err != nil && ctx.Err() != nil:
+					return nil, ctx.Err()
+				case errors.As(err, &na):
+					pr.Missing, pr.Timings = na.why, nil
+					continue
+				case err != nil:
 					pr.Error = err.Error()
 					continue
 				}
 				pr.Timings.add(cpu, wall)
 			}
 		}
-		rep.Problems += tr.summarize(tol)
+		if tr.Error != "" {
+			rep.Problems++
+		} else {
+			rep.Problems += tr.summarize(tol)
+		}
 		rep.Tasks = append(rep.Tasks, tr)
 	}
 	progress("done")
@@ -269,6 +293,10 @@ func runMeasured(ctx context.Context, argv []string) ([]byte, float64, float64, 
 	wall := time.Since(start).Seconds()
 	if err != nil {
 		msg := strings.TrimSpace(stderr.String())
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == notApplicableExit && strings.HasPrefix(msg, "not applicable: ") {
+			return nil, 0, 0, &notApplicableError{msg}
+		}
 		if lines := strings.Split(msg, "\n"); len(lines) > 3 {
 			msg = strings.Join(lines[len(lines)-3:], " | ")
 		}
@@ -280,6 +308,16 @@ func runMeasured(ctx context.Context, argv []string) ([]byte, float64, float64, 
 	ps := cmd.ProcessState
 	return stdout.Bytes(), (ps.UserTime() + ps.SystemTime()).Seconds(), wall, nil
 }
+
+// notApplicableExit is the exit status of a peer that cannot take the input (peers.py's
+// not_applicable), with "not applicable: WHY" on its stderr.
+const notApplicableExit = 3
+
+// notApplicableError is a peer's refusal of the input: it is listed, not counted as a
+// failure.
+type notApplicableError struct{ why string }
+
+func (e *notApplicableError) Error() string { return e.why }
 
 // evalstreamValues takes the metric values out of a results JSON.
 func evalstreamValues(out []byte) (map[string]any, error) {
@@ -456,6 +494,10 @@ func (rep *CompareReport) Print(w io.Writer) {
 	fmt.Fprintln(tw, "task\tpeer\tpeer CPU / wall s\tevalstream CPU / wall s\tpeer ÷ evalstream CPU / wall\tscores")
 	for _, t := range rep.Tasks {
 		name := t.Name
+		if t.Error != "" {
+			fmt.Fprintf(tw, "%s\tevalstream\t-\t-\t-\tFAILED: %s\n", name, t.Error)
+			continue
+		}
 		for _, p := range t.Peers {
 			label := p.label()
 			if p.Note != "" {
@@ -463,9 +505,9 @@ func (rep *CompareReport) Print(w io.Writer) {
 			}
 			switch {
 			case p.Missing != "":
-				fmt.Fprintf(tw, "%s\t%s\t%s\t\t\t\n", name, label, p.Missing)
+				fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t%s\n", name, label, p.Missing)
 			case p.Error != "":
-				fmt.Fprintf(tw, "%s\t%s\tFAILED: %s\t\t\t\n", name, label, p.Error)
+				fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\tFAILED: %s\n", name, label, p.Error)
 			default:
 				fmt.Fprintf(tw, "%s\t%s\t%.3f / %.3f\t%.3f / %.3f\t%.2f× / %.2f×\t%s\n", name, label,
 					p.Timings.MedianCPU, p.Timings.MedianWall, t.Evalstream.MedianCPU, t.Evalstream.MedianWall,
@@ -497,6 +539,10 @@ func (rep *CompareReport) Markdown(w io.Writer) {
 		}
 		if t.Records > 0 {
 			input = fmt.Sprintf("%s (%s records)", input, thousands(t.Records))
+		}
+		if t.Error != "" {
+			fmt.Fprintf(w, "| %s | %s | evalstream | failed: %s | | | | |\n", t.Name, input, strings.ReplaceAll(t.Error, "|", "\\|"))
+			continue
 		}
 		for _, p := range t.Peers {
 			label := p.label()

@@ -47,6 +47,7 @@ func TestRunCompare(t *testing.T) {
 			{Name: "broken", Argv: fakePeer(t, "fail")},
 			{Name: "garbage", Argv: fakePeer(t, "not json")},
 			{Name: "absent", Missing: "not installed"},
+			{Name: "refuses", Argv: fakePeer(t, "not-applicable")},
 		},
 	}}
 	var calls []string
@@ -76,7 +77,7 @@ func TestRunCompare(t *testing.T) {
 		{"other", false, "DIFFERENT: bleu: peer 27.600000000000001, evalstream 27.5", ""},
 		{"matrix", false, "DIFFERENT: confusion_matrix: peer [[1,2],[4,3]], evalstream [[1,2],[3,4]]", ""},
 		{"unknown-metric", false, "DIFFERENT: chrf: evalstream has no such metric", ""},
-		{"broken", false, "", "exit status 3: fake peer: cannot read the corpus"},
+		{"broken", false, "", "exit status 4: fake peer: cannot read the corpus"},
 		{"garbage", false, "", `want a JSON object of scores on the last line of its output, got "not json"`},
 	} {
 		p := byName[c.peer]
@@ -97,22 +98,27 @@ func TestRunCompare(t *testing.T) {
 	require.Equal(t, "not installed", absent.Missing)
 	require.Nil(t, absent.Timings)
 	require.False(t, absent.Agree)
+	refuses := byName["refuses"]
+	require.Equal(t, "not applicable: it takes one reference per record", refuses.Missing)
+	require.Nil(t, refuses.Timings)
+	require.Empty(t, refuses.Error)
 
-	// Disagreeing and failed peers are problems; a missing one is not.
+	// Disagreeing and failed peers are problems; a missing or refusing one is not.
 	require.Equal(t, 5, rep.Problems)
 	problems := rep.ProblemLines()
 	require.Len(t, problems, 5)
 	require.Contains(t, problems, "BLEU: other: scores disagree: DIFFERENT: bleu: peer 27.600000000000001, evalstream 27.5")
 
 	// The runs alternate: evalstream, then each peer that runs, in every round; a failed peer
-	// is skipped in the later rounds but counted, so that the progress reaches its total.
-	require.Equal(t, 3*8+1, len(calls))
+	// (or refusing) peer is skipped in the later rounds but counted, so that the progress
+	// reaches its total.
+	require.Equal(t, 3*9+1, len(calls))
 	require.Equal(t, "BLEU: evalstream (run 1 of 3)", calls[0])
 	require.Equal(t, "BLEU: same (run 1 of 3)", calls[1])
-	require.Equal(t, "BLEU: evalstream (run 2 of 3)", calls[8])
+	require.Equal(t, "BLEU: evalstream (run 2 of 3)", calls[9])
 	require.Equal(t, "done", calls[len(calls)-1])
 	require.Equal(t, lastTotal, lastDone)
-	require.Equal(t, 3*8, lastTotal)
+	require.Equal(t, 3*9, lastTotal)
 
 	var table, md bytes.Buffer
 	rep.Print(&table)
@@ -128,11 +134,36 @@ func TestRunCompare(t *testing.T) {
 	require.Contains(t, string(b), `"ratio_cpu"`)
 }
 
+// A failed evalstream run ends its task, reported, and the comparison goes on.
 func TestRunCompareEvalstreamFails(t *testing.T) {
-	_, err := RunCompare(context.Background(), []Task{{Name: "BLEU", Evalstream: fakePeer(t, "fail")}}, CompareOptions{Repeat: 1})
-	require.ErrorContains(t, err, "BLEU: evalstream: ")
-	_, err = RunCompare(context.Background(), []Task{{Name: "BLEU", Evalstream: fakePeer(t, `{"metrics": {}}`)}}, CompareOptions{Repeat: 1})
-	require.ErrorContains(t, err, "results JSON: no metrics")
+	good := Task{Name: "chrF", Evalstream: fakePeer(t, esResults(map[string]any{"chrf": 50.0})),
+		Peers: []Peer{{Name: "p", Argv: fakePeer(t, `{"chrf": 50}`)}}}
+	for _, c := range []struct {
+		name, out, want string
+	}{
+		{"exit status", "fail", "exit status 4: fake peer: cannot read the corpus"},
+		{"no metrics", `{"metrics": {}}`, "results JSON: no metrics"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bad := Task{Name: "BLEU", Evalstream: fakePeer(t, c.out), Peers: []Peer{{Name: "p", Argv: fakePeer(t, `{"bleu": 1}`)}}}
+			var done, total int
+			rep, err := RunCompare(context.Background(), []Task{bad, good}, CompareOptions{Repeat: 2,
+				Progress: func(d, tt int, _ string) { done, total = d, tt }})
+			require.NoError(t, err)
+			require.Len(t, rep.Tasks, 2)
+			require.Contains(t, rep.Tasks[0].Error, c.want)
+			require.Empty(t, rep.Tasks[0].Peers[0].Timings.CPU, "the peers of a failed task do not run")
+			require.Empty(t, rep.Tasks[1].Error)
+			require.True(t, rep.Tasks[1].Peers[0].Agree)
+			require.Equal(t, 1, rep.Problems)
+			require.Equal(t, []string{"BLEU: evalstream failed: " + rep.Tasks[0].Error}, rep.ProblemLines())
+			require.Equal(t, total, done)
+			var md bytes.Buffer
+			rep.Markdown(&md)
+			require.Contains(t, md.String(), "| BLEU | ")
+			require.Contains(t, md.String(), " | evalstream | failed: ")
+		})
+	}
 }
 
 func TestSummarizeRatios(t *testing.T) {

@@ -9,6 +9,8 @@ Parquet file of integer label and prediction) and prints its scores under the na
 evalstream metrics they are compared with, in evalstream's units (the bench's --metric specs
 say which). The bench times the whole process: interpreter start, imports, reading, scoring.
 Means over records are math.fsum / n: the correctly rounded mean, as evalstream's exact sums give.
+A peer that cannot take the input (several references where it takes one) exits with status 3
+and "not applicable: WHY" on stderr.
 """
 import gzip
 import json
@@ -31,16 +33,22 @@ def read_text(path):
     return hyps, refs
 
 
+def not_applicable(why):
+    """Exits with status 3: the peer cannot take this input (the bench lists it as such)."""
+    print("not applicable: " + why, file=sys.stderr)
+    sys.exit(3)
+
+
 def one_reference(refs):
     if any(len(r) != 1 for r in refs):
-        sys.exit("this peer takes one reference per record")
+        not_applicable("it takes one reference per record")
     return [r[0] for r in refs]
 
 
 def streams(refs):
     k = len(refs[0])
     if any(len(r) != k for r in refs):
-        sys.exit("sacrebleu needs the same number of references in every record")
+        not_applicable("sacrebleu needs the same number of references in every record")
     return [[r[j] for r in refs] for j in range(k)]
 
 

@@ -361,7 +361,7 @@ func cmdBenchCompare(ctx context.Context, args []string, stdout, stderr io.Write
 		for _, p := range problems {
 			fmt.Fprintf(stderr, "evalstream bench --compare: %s\n", p)
 		}
-		return runtimeErr(fmt.Errorf("%d peer(s) disagree with evalstream or failed (see above)", len(problems)))
+		return runtimeErr(fmt.Errorf("%d problem(s): scores that disagree or runs that failed (see above)", len(problems)))
 	}
 	return nil
 }

@@ -101,7 +101,7 @@ installed in --python's interpreter (sacrebleu, bleuscore, rouge-score, rouge-sc
 rouge-rust, jiwer, duckdb, polars) and a minimal C n-gram counter (when a C compiler is
 there) as whole processes on the same files as evalstream, in turns, and prints the medians
 of their CPU and wall times, the ratios, and whether the scores agree (exit 1 when they do
-not, or a peer fails; a peer not installed is listed as such).
+not, or a run fails; a peer not installed, or that cannot take the input, is listed as such).
 
 Examples:
   evalstream bench --mix text --records 500000 --workers 1,2,4
