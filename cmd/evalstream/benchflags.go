@@ -141,6 +141,9 @@ func benchModeRequested(args []string, mode string) bool {
 			return false
 		}
 		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if name == mode+"=false" || name == mode+"=0" {
+			return false // --compare=false
+		}
 		if name != a && (name == mode || strings.HasPrefix(name, mode+"=")) {
 			return true
 		}
@@ -260,7 +263,7 @@ func cmdBenchKafka(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 // cmdBenchCompare runs evalstream and its peers on the same files (bench.PlanCompare,
-// bench.RunCompare) and prints the ratios. Scores that disagree, or a peer that fails, make
+// bench.RunCompare) and prints the ratios. Scores that disagree, or a run that fails, make
 // it exit 1 after the report.
 func cmdBenchCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("bench --compare", stderr)
