@@ -254,6 +254,11 @@ type FileOptions struct {
 	CPUProfile, MemProfile string
 	// Stderr receives warnings.
 	Stderr io.Writer
+	// Progress, when set, counts the records and bytes every pass reads, cumulatively over
+	// the passes, for a progress display (its MergeNanos too); ProgressStart is then called
+	// before the first pass with the bytes all the passes will read.
+	Progress      *pipeline.Progress
+	ProgressStart func(totalBytes int64)
 }
 
 // RunFile measures the stages of a run over the files of o.Input apart (read and split,
@@ -273,10 +278,21 @@ func RunFile(ctx context.Context, o FileOptions) (*Report, error) {
 		return sources.OpenFiles(sources.FileConfig{Path: o.Input, Format: "auto"}, o.Plan.Fields, o.Batch, o.MaxRecordBytes)
 	}
 	rep := &Report{Input: o.Input, MB: float64(size) / 1e6, Metrics: o.Specs, Batch: o.Batch, Procs: runtime.GOMAXPROCS(0)}
+	prog := o.Progress
+	if prog == nil {
+		prog = &pipeline.Progress{}
+	}
+	if o.ProgressStart != nil {
+		passes := max(1, o.Repeat) * len(o.Workers)
+		if !o.ScoreOnly {
+			passes += 2 // read+split, decode
+		}
+		o.ProgressStart(size * int64(passes))
+	}
 
 	var read, decoded int64
 	if !o.ScoreOnly {
-		if err := benchStages(ctx, rep, o.Mix, o.MetricSpecs, o.Plan, open, &read, &decoded); err != nil {
+		if err := benchStages(ctx, rep, o.Mix, o.MetricSpecs, o.Plan, open, prog, &read, &decoded); err != nil {
 			return nil, err
 		}
 	}
@@ -321,9 +337,9 @@ func RunFile(ctx context.Context, o FileOptions) (*Report, error) {
 			if err != nil {
 				return nil, err
 			}
-			p := &pipeline.Progress{}
+			merge0 := prog.MergeNanos.Load()
 			start := time.Now()
-			a, err := pipeline.Run(ctx, src, pipeline.Config{Plan: o.Plan, Workers: w, Policy: o.Policy, Progress: p})
+			a, err := pipeline.Run(ctx, src, pipeline.Config{Plan: o.Plan, Workers: w, Policy: o.Policy, Progress: prog})
 			el := time.Since(start)
 			src.Close()
 			if err != nil {
@@ -332,7 +348,7 @@ func RunFile(ctx context.Context, o FileOptions) (*Report, error) {
 			runtime.ReadMemStats(&ms1)
 			recs := float64(a.Records + a.Skipped)
 			run := Run{Workers: w, Seconds: el.Seconds(), RecordsSec: recs / el.Seconds(), MBSec: float64(size) / 1e6 / el.Seconds(),
-				Merge: float64(p.MergeNanos.Load()) / 1e9, Allocs: float64(ms1.Mallocs-ms0.Mallocs) / max(recs, 1),
+				Merge: float64(prog.MergeNanos.Load()-merge0) / 1e9, Allocs: float64(ms1.Mallocs-ms0.Mallocs) / max(recs, 1),
 				AllocBytes: float64(ms1.TotalAlloc-ms0.TotalAlloc) / max(recs, 1), GCs: ms1.NumGC - ms0.NumGC, results: a.Results()}
 			rep.Records, rep.Bad, rep.Errors = a.Records+a.Skipped, a.Skipped, a.Errors
 			if !sameResults(run.results, rep.Runs[0].resultsOr(run.results)) {
@@ -363,15 +379,17 @@ func (rep *Report) Print(w io.Writer) { printBench(w, rep, rep.read, rep.decoded
 
 // benchStages measures the stages of a run apart, each on one goroutine: reading and
 // splitting the input, decoding it, and the mix's tokenizers.
-func benchStages(ctx context.Context, rep *Report, m Mix, metricSpecs []string, plan *pipeline.Plan, open func() (pipeline.Source, error), read, decoded *int64) error {
+func benchStages(ctx context.Context, rep *Report, m Mix, metricSpecs []string, plan *pipeline.Plan, open func() (pipeline.Source, error), prog *pipeline.Progress, read, decoded *int64) error {
 	// Stage 1: read and split only (what the single reader goroutine of a run does).
 	readStart := time.Now()
 	err := drainSource(ctx, open, pipeline.WithDeferredDecode(ctx), func(b *pipeline.Batch) error {
+		n := int64(len(b.Records))
 		if b.Columns != nil && len(b.Records) == 0 {
-			*read += int64(b.Columns.N)
-		} else {
-			*read += int64(len(b.Records))
+			n = int64(b.Columns.N)
 		}
+		*read += n
+		prog.Records.Add(n)
+		prog.Bytes.Add(b.Bytes)
 		return nil
 	})
 	if err != nil {
@@ -407,6 +425,8 @@ func benchStages(ctx context.Context, rep *Report, m Mix, metricSpecs []string, 
 	decodeStart := time.Now()
 	err = drainSource(ctx, open, ctx, func(b *pipeline.Batch) error {
 		*decoded += int64(len(b.Records))
+		prog.Records.Add(int64(len(b.Records)))
+		prog.Bytes.Add(b.Bytes)
 		if len(toks) == 0 {
 			return nil
 		}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -126,5 +128,94 @@ func TestBenchCommand(t *testing.T) {
 	for _, args := range [][]string{{"bench", "--mix", "nope"}, {"bench", "--workers", "x"}, {"bench", "--records", "-1"}} {
 		r := run(t, dir, args...)
 		require.Equal(t, 2, r.code, "%v", args)
+	}
+}
+
+// bench --compare without a Python interpreter: every Python peer is listed as not installed
+// (not an error), evalstream runs every task on the generated files, and the C n-gram
+// counter, when a compiler is there, gives evalstream's BLEU.
+func TestBenchCompareCommand(t *testing.T) {
+	dir := t.TempDir()
+	r := run(t, dir, "bench", "--compare", "--python", "/nonexistent/python3", "--records", "40", "--classification-records", "300",
+		"--repeat", "2", "--format", "json", "--no-progress")
+	require.Equal(t, 0, r.code, r.stderr)
+	var rep struct {
+		Machine struct {
+			Cores int `json:"cores"`
+		} `json:"machine"`
+		Repeat int `json:"repeat"`
+		Tasks  []struct {
+			Task       string `json:"task"`
+			Records    int64  `json:"records"`
+			Evalstream struct {
+				CPU []float64 `json:"cpu_seconds"`
+			} `json:"evalstream"`
+			Values map[string]any `json:"values"`
+			Peers  []struct {
+				Name    string `json:"name"`
+				Missing string `json:"missing"`
+				Agree   bool   `json:"scores_agree"`
+				Scores  string `json:"scores"`
+			} `json:"peers"`
+		} `json:"tasks"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &rep), r.stdout)
+	require.Equal(t, 2, rep.Repeat)
+	require.NotZero(t, rep.Machine.Cores)
+	require.Len(t, rep.Tasks, 8)
+	_, ccErr := exec.LookPath("cc")
+	for _, task := range rep.Tasks {
+		require.Len(t, task.Evalstream.CPU, 2, task.Task)
+		require.NotEmpty(t, task.Values, task.Task)
+		if task.Task == "accuracy + F1 + confusion, Parquet" {
+			require.Equal(t, int64(300), task.Records)
+			require.Len(t, task.Values["confusion_matrix"], 5)
+		} else {
+			require.Equal(t, int64(40), task.Records, task.Task)
+		}
+		for _, p := range task.Peers {
+			if p.Name == "minimal C n-gram counter" {
+				if ccErr == nil {
+					require.Empty(t, p.Missing)
+					require.True(t, p.Agree, p.Scores)
+				} else {
+					require.Contains(t, p.Missing, "not available")
+				}
+				continue
+			}
+			require.Equal(t, "not installed (no Python interpreter /nonexistent/python3)", p.Missing, p.Name)
+		}
+	}
+
+	r = run(t, dir, "bench", "--compare", "--python", "/nonexistent/python3", "--cc", "/nonexistent/cc", "--tasks", "bleu", "--records", "20", "--repeat", "1", "--format", "markdown")
+	require.Equal(t, 0, r.code, r.stderr)
+	require.Contains(t, r.stdout, "| BLEU-13a | summaries.jsonl (20 records) | minimal C n-gram counter (cc; pre-tokenized text: no JSON, no 13a) | not available: no C compiler (/nonexistent/cc) |")
+	require.NotContains(t, r.stdout, "| chrF |")
+
+	for _, args := range [][]string{
+		{"bench", "--compare", "--tasks", "bleu,nope"},
+		{"bench", "--compare", "--format", "xml"},
+		{"bench", "--compare", "--repeat", "0"},
+		{"bench", "--compare", "extra"},
+	} {
+		r := run(t, dir, args...)
+		require.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
+	}
+}
+
+func TestCompareProgressLine(t *testing.T) {
+	for _, c := range []struct {
+		el          time.Duration
+		done, total int
+		what, want  string
+	}{
+		{0, 0, 0, "", "compare: 0 of 0 runs"},
+		{time.Second, 0, 40, "BLEU-13a: evalstream (run 1 of 5)", "compare: 0 of 40 runs, 0%; BLEU-13a: evalstream (run 1 of 5)"},
+		{30 * time.Second, 10, 40, "chrF: sacrebleu (run 2 of 5)", "compare: 10 of 40 runs, 25%, ETA 1m30s; chrF: sacrebleu (run 2 of 5)"},
+		{time.Minute, 40, 40, "done", "compare: 40 of 40 runs, 100%; done"},
+	} {
+		require.Equal(t, c.want, compareProgressLine(c.el, c.done, c.total, c.what))
+		// The progress display shows the line as it is, in place of the counters.
+		require.Equal(t, c.want, progressLine(c.el, progressCounts{records: 7, lag: -1, line: c.want}))
 	}
 }

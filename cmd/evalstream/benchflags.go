@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/evalstream/evalstream/bench"
 	"github.com/evalstream/evalstream/config"
@@ -21,11 +23,16 @@ import (
 // The flags of `evalstream bench` and the wiring of its passes; the harness is package bench.
 
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if kafkaBenchRequested(args) {
+	if benchModeRequested(args, "kafka") {
 		return cmdBenchKafka(ctx, args, stdout, stderr)
+	}
+	if benchModeRequested(args, "compare") {
+		return cmdBenchCompare(ctx, args, stdout, stderr)
 	}
 	fs := newFlagSet("bench", stderr)
 	fs.String("kafka", "", "BROKERS: measure consume+score of the mix from a fresh Kafka topic against raw kafka-go fetching (bench --kafka BROKERS -h lists its flags)")
+	fs.Bool("compare", false, "run the installed peers (sacrebleu, bleuscore, rouge-score, rouge-score-rs, rouge-rust, jiwer, duckdb, polars, a minimal C n-gram counter) and evalstream on the same files, in turns, and print CPU and wall medians and their ratios (bench --compare -h lists its flags)")
+	noProgress := fs.Bool("no-progress", false, "show no progress on stderr (default: a line redrawn on a terminal, a log line every 10 s otherwise)")
 	mix := fs.String("mix", "text", "synthetic workload: "+bench.MixNames())
 	n := fs.Int("records", 200000, "records to generate for the synthetic corpus")
 	input := fs.String("input", "", "benchmark this file (or glob/directory) instead of a synthetic corpus")
@@ -103,9 +110,14 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// One progress line for all the passes: the share of the bytes they read together.
+	prog := &pipeline.Progress{}
+	stopProgress := func() {}
 	rep, err := bench.RunFile(ctx, bench.FileOptions{Input: path, Plan: j.plan, Policy: j.policy(), Specs: specs, Mix: m, MetricSpecs: metricSpecs,
 		Workers: workerList, Repeat: *repeat, Batch: *batch, MaxRecordBytes: cfg.Source.MaxRecordBytes, ScoreOnly: *scoreOnly,
-		CPUProfile: *cpuProfile, MemProfile: *memProfile, Stderr: stderr})
+		CPUProfile: *cpuProfile, MemProfile: *memProfile, Stderr: stderr,
+		Progress: prog, ProgressStart: func(total int64) { stopProgress = newProgress(stderr, *noProgress).run(fileCounts(prog, total)) }})
+	stopProgress()
 	if err != nil {
 		return runtimeErr(err)
 	}
@@ -121,14 +133,18 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// kafkaBenchRequested reports whether the bench arguments hold --kafka (or -kafka).
-func kafkaBenchRequested(args []string) bool {
+// benchModeRequested reports whether the bench arguments hold the flag --mode (or -mode,
+// --mode=...): the flags of the Kafka and the peer comparison modes are their own.
+func benchModeRequested(args []string, mode string) bool {
 	for _, a := range args {
 		if a == "--" {
 			return false
 		}
 		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
-		if name != a && (name == "kafka" || strings.HasPrefix(name, "kafka=")) {
+		if name == mode+"=false" || name == mode+"=0" {
+			return false // --compare=false
+		}
+		if name != a && (name == mode || strings.HasPrefix(name, mode+"=")) {
 			return true
 		}
 	}
@@ -244,4 +260,127 @@ func cmdBenchKafka(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return runtimeErr(errors.New("the Kafka results differ from file-mode scoring of the same records"))
 	}
 	return nil
+}
+
+// cmdBenchCompare runs evalstream and its peers on the same files (bench.PlanCompare,
+// bench.RunCompare) and prints the ratios. Scores that disagree, or a run that fails, make
+// it exit 1 after the report.
+func cmdBenchCompare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench --compare", stderr)
+	fs.Bool("compare", true, "run the installed peers and evalstream on the same files, in turns, and print CPU and wall medians and their ratios")
+	python := fs.String("python", "", "the Python interpreter whose installed peers run (default $EVALSTREAM_BENCH_PYTHON, else python3)")
+	cc := fs.String("cc", "", "C compiler of the minimal n-gram counter (default $CC, else cc; none found: the counter is \"not available\")")
+	tasksFlag := fs.String("tasks", "", "tasks to run, comma-separated (default all): "+bench.CompareTaskNames())
+	input := fs.String("input", "", "JSON Lines file (prediction, references; .gz allowed) of the text tasks, e.g. WMT17 (default: --records generated summaries)")
+	n := fs.Int("records", 2000, "summaries to generate for the text tasks when there is no --input")
+	classInput := fs.String("classification-input", "", "Parquet file of integer label and prediction columns for the classification task (default: --classification-records generated rows)")
+	classN := fs.Int("classification-records", 1000000, "rows of the generated classification Parquet file")
+	numClasses := fs.Int("num-classes", 5, "classes of --classification-input (labels and predictions in 0..N-1)")
+	repeat := fs.Int("repeat", 5, "runs of each process; the medians are reported")
+	format := fs.String("format", "table", "output: table|json|markdown (the README's performance table)")
+	noProgress := fs.Bool("no-progress", false, "show no progress on stderr (default: a line redrawn on a terminal, a log line every 10 s otherwise)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("bench --compare takes no arguments, got %q (the text input is --input)", fs.Args())
+	}
+	if *format != "table" && *format != "json" && *format != "markdown" {
+		return usageErr("--format must be table, json or markdown, got %q", *format)
+	}
+	if *n <= 0 || *classN <= 0 || *repeat <= 0 || *numClasses <= 0 {
+		return usageErr("--records, --classification-records, --num-classes and --repeat must be > 0")
+	}
+	var tasks []string
+	for _, t := range strings.Split(*tasksFlag, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			tasks = append(tasks, t)
+		}
+	}
+	py := *python
+	if py == "" {
+		py = os.Getenv("EVALSTREAM_BENCH_PYTHON")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return runtimeErr(fmt.Errorf("find the evalstream binary: %w", err))
+	}
+	dir, err := os.MkdirTemp("", "evalstream-compare-")
+	if err != nil {
+		return runtimeErr(err)
+	}
+	defer os.RemoveAll(dir)
+	// The progress: runs done of the runs planned, the one running, and the time left at the
+	// pace so far.
+	// The pace is that of the runs, without the preparation.
+	var mu sync.Mutex
+	var done, total int
+	var runsStart time.Time
+	what := "preparing: the corpora, the peers, the C counter"
+	stopProgress := newProgress(stderr, *noProgress).run(func() progressCounts {
+		mu.Lock()
+		defer mu.Unlock()
+		var el time.Duration
+		if !runsStart.IsZero() {
+			el = time.Since(runsStart)
+		}
+		return progressCounts{lag: -1, line: compareProgressLine(el, done, total, what)}
+	})
+	plan, err := bench.PlanCompare(ctx, bench.CompareSetup{Evalstream: exe, Python: py, CC: *cc, Tasks: tasks,
+		TextInput: *input, TextRecords: *n, ClassInput: *classInput, ClassRecords: *classN, NumClasses: *numClasses, Dir: dir})
+	if err != nil {
+		stopProgress()
+		if errors.Is(err, bench.ErrUnknownTask) {
+			return usageErr("--tasks: %v", err)
+		}
+		return runtimeErr(err)
+	}
+
+	rep, err := bench.RunCompare(ctx, plan, bench.CompareOptions{Repeat: *repeat, Progress: func(d, t int, w string) {
+		mu.Lock()
+		if runsStart.IsZero() {
+			runsStart = time.Now()
+		}
+		done, total, what = d, t, w
+		mu.Unlock()
+	}})
+	stopProgress()
+	if err != nil {
+		return runtimeErr(err)
+	}
+	switch *format {
+	case "json":
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return runtimeErr(err)
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+	case "markdown":
+		rep.Markdown(stdout)
+	default:
+		rep.Print(stdout)
+	}
+	if problems := rep.ProblemLines(); len(problems) > 0 {
+		for _, p := range problems {
+			fmt.Fprintf(stderr, "evalstream bench --compare: %s\n", p)
+		}
+		return runtimeErr(fmt.Errorf("%d problem(s): scores that disagree or runs that failed (see above)", len(problems)))
+	}
+	return nil
+}
+
+// compareProgressLine describes the progress of a comparison after el: the runs done of
+// the runs planned, and the time left at the pace so far.
+func compareProgressLine(el time.Duration, done, total int, what string) string {
+	line := fmt.Sprintf("compare: %d of %d runs", done, total)
+	if total > 0 {
+		line += fmt.Sprintf(", %.0f%%", 100*float64(done)/float64(total))
+	}
+	if done > 0 && total > done {
+		line += ", ETA " + (time.Duration(float64(el) * float64(total-done) / float64(done))).Round(time.Second).String()
+	}
+	if what != "" {
+		line += "; " + what
+	}
+	return line
 }

@@ -91,6 +91,17 @@ func TestKafkaBenchRequested(t *testing.T) {
 		{[]string{"--kafkaesque"}, false},
 		{[]string{"--", "--kafka"}, false},
 	} {
-		require.Equal(t, c.want, kafkaBenchRequested(c.args), "%v", c.args)
+		require.Equal(t, c.want, benchModeRequested(c.args, "kafka"), "%v", c.args)
+	}
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--compare"}, true},
+		{[]string{"--mix", "bleu", "-compare=true"}, true},
+		{[]string{"--compare=false"}, false},
+		{[]string{"--comparer"}, false},
+	} {
+		require.Equal(t, c.want, benchModeRequested(c.args, "compare"), "%v", c.args)
 	}
 }

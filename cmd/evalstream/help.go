@@ -90,16 +90,23 @@ Flags:
 `,
 	"bench": `Usage: evalstream bench [flags]
        evalstream bench --kafka BROKERS [flags]
+       evalstream bench --compare [--python PY] [--tasks LIST] [flags]
 
 Measures throughput stage by stage (read, decode, tokenize, score) on a synthetic corpus of
 one of the mixes, or on your own file with --input, and reports records per second, the
 scaling over worker counts and the peak memory; the results of every pass are checked to be
 identical. With --kafka it produces the mix to a fresh topic and compares evalstream's
-consume+score with raw kafka-go fetching of the same topic.
+consume+score with raw kafka-go fetching of the same topic. With --compare it runs the peers
+installed in --python's interpreter (sacrebleu, bleuscore, rouge-score, rouge-score-rs,
+rouge-rust, jiwer, duckdb, polars) and a minimal C n-gram counter (when a C compiler is
+there) as whole processes on the same files as evalstream, in turns, and prints the medians
+of their CPU and wall times, the ratios, and whether the scores agree (exit 1 when they do
+not, or a run fails; a peer not installed, or that cannot take the input, is listed as such).
 
 Examples:
   evalstream bench --mix text --records 500000 --workers 1,2,4
   evalstream bench --input 'data/*.parquet' --metric bleu --metric chrf --repeat 3
+  evalstream bench --compare --python .venv/bin/python --tasks bleu,rouge --repeat 7
 
 Flags:
 `,
@@ -117,7 +124,7 @@ Examples:
 
 // withHelp makes fs print the command's description and examples before its flags on -h.
 func withHelp(fs *flag.FlagSet, cmd string) *flag.FlagSet {
-	if cmd == "bench --kafka" {
+	if cmd == "bench --kafka" || cmd == "bench --compare" {
 		cmd = "bench"
 	}
 	if text, ok := commandHelp[cmd]; ok {

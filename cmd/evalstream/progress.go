@@ -31,6 +31,9 @@ type progressCounts struct {
 	done, total int64
 	// lag is a continuous Kafka run's lag in messages; -1 = unknown or not applicable.
 	lag int64
+	// line, when set, is shown instead of the counters (bench --compare counts runs of
+	// other programs, not records).
+	line string
 }
 
 // fileCounts reads the counters of a file run; total is the input's size (0 = unknown).
@@ -158,6 +161,9 @@ func averageRate(el time.Duration, records int64) float64 {
 
 // formatProgress is progressLine with the rate given.
 func formatProgress(rate float64, el time.Duration, c progressCounts) string {
+	if c.line != "" {
+		return c.line
+	}
 	line := fmt.Sprintf("%d records, %.0f rec/s, %d bad", c.records, rate, c.bad)
 	if c.lag >= 0 {
 		line += fmt.Sprintf(", lag %d", c.lag)
