@@ -289,7 +289,11 @@ func (r *Report) WriteTable(w io.Writer, digits int) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "* p < %v (%s, two-sided); delta = candidate − baseline\n", r.Alpha, r.testName())
+	sided := "two-sided"
+	if r.CI.Method == stats.MethodSacrebleu {
+		sided = "p-values as sacrebleu computes them" // its bootstrap p-value is not a two-sided test
+	}
+	_, err := fmt.Fprintf(w, "* p < %v (%s, %s); delta = candidate − baseline\n", r.Alpha, r.testName(), sided)
 	return err
 }
 

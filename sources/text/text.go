@@ -282,7 +282,6 @@ func readLines(path string, r io.Reader) (lines, error) {
 	}
 	content := string(b)
 	out := lines{path: displayPath(path), bytes: int64(len(b))}
-	content = strings.TrimPrefix(content, "\uFEFF")
 	content = strings.TrimSuffix(content, "\n")
 	if len(b) == 0 {
 		return out, nil

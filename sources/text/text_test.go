@@ -108,7 +108,7 @@ func TestRecords(t *testing.T) {
 		input bool // the error wraps ErrInput
 	}{
 		{name: "two systems two refs", cfg: Config{Hypotheses: []string{p("h.txt"), p("h2.txt")}, References: []string{p("r1.txt"), p("r2.txt")}}, want: []string{
-			p("h.txt") + ":1 a b [A|a2] h missing",
+			p("h.txt") + ":1 \uFEFFa b [A|a2] h missing",
 			p("h.txt") + ":2 c [C|c2] h missing",
 			p("h.txt") + ":3  [E|e2] h missing",
 			p("h2.txt") + ":1 x [A|a2] h2 missing",
