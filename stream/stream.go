@@ -456,7 +456,9 @@ func (e *emitter) write(ctx context.Context, acc *pipeline.Accumulator, r *pipel
 		if what != emitWindow {
 			e.verdict = v
 		}
-		if !v.Passed && (e.continuous || what != emitFinal) {
+		// A service's first running total comes before any record: its verdict is in the
+		// results, but logging a failure for it would only be noise.
+		if !v.Passed && (e.continuous || what != emitFinal) && r.Records > 0 {
 			e.logf("gate FAILED on %s: %s", describe(r, what), failures(v))
 		}
 	}
