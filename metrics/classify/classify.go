@@ -119,11 +119,12 @@ func newPRF(k kind, o *core.Options) (core.Metric, error) {
 	return m, nil
 }
 
-// NewConfusionMatrix returns the `confusion_matrix` metric (preset `mindnlp`; `num_classes` [2]).
+// NewConfusionMatrix returns the `confusion_matrix` metric (preset `mindnlp`; `num_classes`
+// [the largest id + 1 seen], as every other classification metric infers it).
 func NewConfusionMatrix(o *core.Options) (core.Metric, error) {
 	m := &Metric{kind: kConfusion}
 	m.compat = o.String("compat", "mindnlp", "mindnlp")
-	m.numClasses = int(o.Int("num_classes", 2, 1, maxMatrixClasses))
+	m.numClasses = int(o.Int("num_classes", 0, 1, maxMatrixClasses))
 	m.classNames(o, maxMatrixClasses)
 	m.namesSeen(o, maxMatrixClasses, maxMatrixClasses)
 	m.finish()
@@ -253,7 +254,7 @@ func (m *Metric) finish() {
 			b.Float("zero_division", m.zeroDiv)
 		}
 	case kConfusion:
-		b.Int("num_classes", int64(m.numClasses))
+		b.Add("num_classes", classesString(m.numClasses))
 	case kKappa:
 		b.Add("weights", m.weights)
 	case kBalanced:
@@ -396,6 +397,9 @@ func (m *Metric) checkID(id int64, field string, width int) (class, error) {
 	}
 	if m.numClasses > 0 && id >= int64(m.numClasses) {
 		return class{}, core.Reject("label out of range", field, "class id %d, num_classes is %d", id, m.numClasses)
+	}
+	if m.kind == kConfusion && id >= maxMatrixClasses {
+		return class{}, core.Reject("label out of range", field, "class id %d, a confusion matrix has at most %d classes", id, maxMatrixClasses)
 	}
 	if id >= MaxClasses {
 		return class{}, core.Reject("label out of range", field, "class id %d, ids must be < %d", id, MaxClasses)

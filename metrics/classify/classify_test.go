@@ -223,8 +223,9 @@ func TestRejections(t *testing.T) {
 		{"f1", map[string]any{"num_classes": 3}, 3, 0, "label out of range", "prediction"},
 		{"f1", map[string]any{"num_classes": 3}, []any{0.1, 0.2}, 0, "ragged scores", "prediction"},
 		{"f1", map[string]any{"num_classes": 3}, 1, []any{0, 1}, "wrong length", "label"},
-		{"confusion_matrix", nil, 0, 2, "label out of range", "label"},
-		{"confusion_matrix", nil, []any{0.1, 0.2, 0.3}, 0, "ragged scores", "prediction"},
+		{"confusion_matrix", nil, 0, 1024, "label out of range", "label"},
+		{"confusion_matrix", map[string]any{"num_classes": 2}, 0, 2, "label out of range", "label"},
+		{"confusion_matrix", map[string]any{"num_classes": 2}, []any{0.1, 0.2, 0.3}, 0, "ragged scores", "prediction"},
 		{"recall", nil, 1, []any{0.2, 0.8}, "wrong type", "label"},
 		{"recall", nil, 1, []any{1, 0, 1}, "wrong type", "label"},
 		{"recall", nil, 1, []any{0, 0}, "wrong type", "label"},
@@ -316,6 +317,8 @@ func TestEmpty(t *testing.T) {
 		require.Equal(t, "no records", res.Reason)
 	}
 	res := build(t, "confusion_matrix", nil).NewState().Result()
+	require.Equal(t, [][]float64{}, res.Value)
+	res = build(t, "confusion_matrix", map[string]any{"num_classes": 2}).NewState().Result()
 	require.Equal(t, [][]float64{{0, 0}, {0, 0}}, res.Value)
 }
 

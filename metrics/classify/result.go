@@ -48,6 +48,9 @@ func (s *State) accuracy() core.Result {
 
 func (s *State) confusion() core.Result {
 	n := s.m.numClasses
+	if n == 0 {
+		n = s.mat.n
+	}
 	rows := make([][]float64, n)
 	for t := range rows {
 		rows[t] = make([]float64, n)

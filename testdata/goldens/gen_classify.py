@@ -336,7 +336,11 @@ add("reject-negative-label", {"type": "precision"}, [{"prediction": [0.1, 0.9], 
     reject="label out of range")
 add("reject-label-ge-num-classes", {"type": "f1", "num_classes": 2}, [{"prediction": 1, "label": 2}], None,
     reject="label out of range")
-add("reject-confusion-default-2", {"type": "confusion_matrix"}, [{"prediction": 2, "label": 0}], None,
+# Without num_classes the matrix covers the ids 0..max seen (an unseen id in between is a zero
+# row and column, as MindNLP's matrix of num_classes = max + 1).
+add("confusion-inferred", {"type": "confusion_matrix"}, recs([2, 0, 4, 1, 4], [0, 1, 4, 1, 2]),
+    tolist(confusion_matrix([0, 1, 4, 1, 2], [2, 0, 4, 1, 4], labels=list(range(5))).astype(np.float64)))
+add("reject-confusion-id-1024", {"type": "confusion_matrix"}, [{"prediction": 1024, "label": 0}], None,
     reject="label out of range")
 add("reject-ragged-scores", {"type": "recall", "num_classes": 3}, [{"prediction": [0.1, 0.9], "label": 1}], None,
     reject="ragged scores")
