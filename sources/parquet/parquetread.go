@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/schema"
 
+	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
 	"github.com/evalstream/evalstream/sources/internal/fileread"
 )
 
@@ -112,7 +113,7 @@ func newParquetIter(pf *file.Reader, src parquet.ReaderAtSeeker, fields []string
 		afs[i] = arrow.Field{Name: f.name, Type: f.types[0], Nullable: true}
 	}
 	return &parquetIter{pf: pf, src: src, size: size, mem: mem, fields: decoded, schema: groupedSchema(decoded, afs), empty: arrow.NewSchema(nil, nil),
-		other: other, batchSize: int64(max(batchSize, 1024)), rg: -1}, nil
+		other: other, batchSize: int64(max(batchSize, arrowsrc.ColumnarRows)), rg: -1}, nil
 }
 
 // resolveFields finds the top-level fields of sc that are requested: those it decodes and
