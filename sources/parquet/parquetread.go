@@ -61,6 +61,7 @@ type parquetIter struct {
 	mem       memory.Allocator
 	fields    []*pqField    // the requested fields that are decoded, one column each
 	schema    *arrow.Schema // of the records: the fields, in order
+	rgSchema  *arrow.Schema // of the current row group's records: schema with dictionary arrays where dict is set
 	empty     *arrow.Schema
 	other     map[string]bool // requested fields read as Other without decoding
 	batchSize int64
@@ -81,6 +82,8 @@ type pqField struct {
 	chunk *chunkPageReader // of the current row group's column chunk
 	pages *plainPageReader // reading chunk
 	win   pageWindow       // chunk's read-ahead buffer
+	dict  *dictReader      // reads chunk instead of rr when its data pages are dictionary-encoded (parquetdict.go)
+	af    arrow.Field      // of the records without dictionaries
 	group *pqGroup         // set when the field is a part of a MAP or struct field (parquetmap.go)
 }
 
@@ -111,6 +114,7 @@ func newParquetIter(pf *file.Reader, src parquet.ReaderAtSeeker, fields []string
 		}
 		f.rr = file.NewRecordReader(sc.Column(f.col), f.info, readAs, mem, pf.BufferPool())
 		afs[i] = arrow.Field{Name: f.name, Type: f.types[0], Nullable: true}
+		f.af = afs[i]
 	}
 	return &parquetIter{pf: pf, src: src, size: size, mem: mem, fields: decoded, schema: groupedSchema(decoded, afs), empty: arrow.NewSchema(nil, nil),
 		other: other, batchSize: int64(max(batchSize, arrowsrc.ColumnarRows)), rg: -1}, nil
@@ -339,7 +343,7 @@ func (it *parquetIter) Next() (arrow.Record, error) {
 	}
 	cols = grouped
 	it.left -= n
-	return array.NewRecord(it.schema, cols, n), nil
+	return array.NewRecord(it.rgSchema, cols, n), nil
 }
 
 // nextRowGroup checks that the current row group holds no more rows than its metadata says
@@ -367,14 +371,34 @@ func (it *parquetIter) nextRowGroup() error {
 	if rows < 0 {
 		return fmt.Errorf("%w: row count %d", fileread.ErrCorrupt, rows)
 	}
+	sc := it.pf.MetaData().Schema
+	dicts := false
 	for _, f := range it.fields {
 		f.releasePages()
 		chunk, err := newChunkPageReader(it.pf, it.rg, f.col, it.src, it.size, it.mem, &it.dec, &f.win)
 		if err != nil {
 			return fmt.Errorf("%w: field %q: %w", fileread.ErrCorrupt, f.name, err)
 		}
-		f.chunk, f.pages = chunk, newPlainPageReader(chunk, it.pf.MetaData().Schema.Column(f.col), it.mem)
+		f.chunk = chunk
+		col := sc.Column(f.col)
+		if cc, err := it.pf.MetaData().RowGroup(it.rg).ColumnChunk(f.col); err == nil && dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()) {
+			f.dict = newDictReader(f, chunk, col.MaxDefinitionLevel(), it.mem)
+			dicts = true
+			continue
+		}
+		f.pages = newPlainPageReader(chunk, col, it.mem)
 		f.rr.SetPageReader(f.pages)
+	}
+	it.rgSchema = it.schema
+	if dicts {
+		afs := make([]arrow.Field, len(it.fields))
+		for i, f := range it.fields {
+			afs[i] = f.af
+			if f.dict != nil {
+				afs[i].Type = f.dict.dtype
+			}
+		}
+		it.rgSchema = groupedSchema(it.fields, afs)
 	}
 	it.rows, it.left = rows, rows
 	return nil
@@ -395,14 +419,24 @@ func (it *parquetIter) Close() {
 func (f *pqField) releasePages() {
 	if f.pages != nil {
 		f.pages.release()
+		f.pages = nil
+	}
+	if f.dict != nil {
+		f.dict.release()
+		f.dict = nil
+	}
+	if f.chunk != nil {
 		f.chunk.release()
-		f.pages, f.chunk = nil, nil
+		f.chunk = nil
 	}
 }
 
 // read decodes the next n records of the field into an array the caller owns; got < n (and
 // no array) when the column ends early.
 func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got int64, err error) {
+	if f.dict != nil {
+		return f.dict.read(n)
+	}
 	f.rr.Reset()
 	if err := f.rr.Reserve(n); err != nil {
 		return nil, 0, err
@@ -424,6 +458,9 @@ func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got in
 
 // more reports whether the column holds records beyond those read.
 func (f *pqField) more() (bool, error) {
+	if f.dict != nil {
+		return f.dict.more()
+	}
 	f.rr.Reset()
 	k, err := f.rr.ReadRecords(1)
 	if err == nil && k == 0 {

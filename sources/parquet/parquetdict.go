@@ -1,0 +1,487 @@
+package parquet
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/bitutil"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/metadata"
+)
+
+// A column chunk of a flat field (no list, at most one definition level) whose data pages
+// are all dictionary-encoded, as pyarrow, polars and duckdb write low-cardinality columns
+// (class labels, categories, small integers), is read here instead of by arrow/go's record
+// reader, into Arrow dictionary arrays: the dictionary page once per chunk, then per page
+// only the levels and the bit-packed indices, unpacked eight at a time. Consumers that count
+// (pipeline.Folder.FoldColumns) then count per index and convert each dictionary value once;
+// any other consumer gets the same values through package arrow's conversion of dictionary
+// arrays. arrow/go would instead look up every index and copy the value, and the pipeline
+// would check and fold every record.
+//
+// A chunk qualifies when its column metadata lists the encodings of its pages
+// (encoding_stats, written by every current writer) and every data page there is
+// RLE_DICTIONARY or PLAIN_DICTIONARY, and no level is in the deprecated BIT_PACKED
+// encoding. A page that then turns out otherwise contradicts the metadata: the file is
+// corrupt.
+
+// errDictPage is a dictionary-encoded page (or the dictionary itself) that does not decode.
+var errDictPage = errors.New("invalid dictionary-encoded page")
+
+const (
+	encPlainDictionary = 2
+	encRLE             = 3
+	encBitPacked       = 4
+	encRLEDictionary   = 8
+
+	pageTypeData, pageTypeDictionary, pageTypeDataV2 = 0, 2, 3
+)
+
+// dictEligible reports whether the column chunk cc of field f is read by a dictReader.
+func dictEligible(f *pqField, cc *metadata.ColumnChunkMetaData, maxDef, maxRep int16) bool {
+	if len(f.lists) > 0 || f.group != nil || maxRep != 0 || maxDef > 1 || !cc.HasDictionaryPage() {
+		return false
+	}
+	switch {
+	case f.phys == parquet.Types.Int32 && f.leaf().ID() == arrow.INT32:
+	case f.phys == parquet.Types.Int64 && f.leaf().ID() == arrow.INT64:
+	case f.phys == parquet.Types.ByteArray && f.leaf().ID() == arrow.STRING:
+	default:
+		return false
+	}
+	for _, e := range cc.Encodings() {
+		if e == encBitPacked {
+			return false
+		}
+	}
+	stats := cc.EncodingStats()
+	data := 0
+	for _, s := range stats {
+		switch int(s.PageType) {
+		case pageTypeData, pageTypeDataV2:
+			if s.Encoding != encRLEDictionary && s.Encoding != encPlainDictionary {
+				return false
+			}
+			data++
+		}
+	}
+	return data > 0
+}
+
+// dictReader reads the pages of one dictionary-encoded column chunk into dictionary arrays.
+// The arrays it returns are the caller's; the dictionary is shared by them (reference
+// counted). It is not safe for concurrent use.
+type dictReader struct {
+	pages  *chunkPageReader
+	phys   parquet.Type
+	leaf   arrow.DataType
+	dtype  *arrow.DictionaryType
+	maxDef int16
+	mem    memory.Allocator
+	dict   arrow.ArrayData // nil until the dictionary page is read
+	dictN  int
+
+	// The current data page, decoded: codes of its rows (0 for a null row) and, when it
+	// holds nulls, one byte per row (1: a value). They are carved from buffers of mem (the
+	// file's budget: a page header's value count is not trusted) reused from page to page.
+	codes           []int32
+	valid           []byte
+	nulls           bool
+	pos             int // rows of the page returned
+	scr             []int32
+	codeBuf, scrBuf *memory.Buffer
+	validBuf        *memory.Buffer
+	err             error
+}
+
+func newDictReader(f *pqField, pages *chunkPageReader, maxDef int16, mem memory.Allocator) *dictReader {
+	return &dictReader{pages: pages, phys: f.phys, leaf: f.leaf(), maxDef: maxDef, mem: mem,
+		dtype: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: f.leaf()}}
+}
+
+// release frees the dictionary (arrays handed out keep their reference) and the page
+// buffers.
+func (d *dictReader) release() {
+	if d.dict != nil {
+		d.dict.Release()
+		d.dict = nil
+	}
+	for _, b := range []**memory.Buffer{&d.codeBuf, &d.scrBuf, &d.validBuf} {
+		if *b != nil {
+			(*b).Release()
+			*b = nil
+		}
+	}
+	d.codes, d.scr, d.valid = nil, nil, nil
+}
+
+// carve resizes *b (allocated from mem on first use) to n bytes and returns them.
+func (d *dictReader) carve(b **memory.Buffer, n int) []byte {
+	if *b == nil {
+		*b = memory.NewResizableBuffer(d.mem)
+	}
+	(*b).ResizeNoShrink(n)
+	return (*b).Bytes()[:n]
+}
+
+// read returns the next n rows as a dictionary array; got < n (and no array) when the chunk
+// ends first.
+func (d *dictReader) read(n int64) (_ arrow.ArrayData, got int64, err error) {
+	defer budgetErr(&err)
+	idx := memory.NewResizableBuffer(d.mem)
+	defer idx.Release()
+	idx.Resize(arrow.Int32Traits.BytesRequired(int(n)))
+	out := arrow.Int32Traits.CastFromBytes(idx.Bytes())[:n]
+	var valid []byte // allocated at the first null
+	nulls := 0
+	for got < n {
+		if d.pos == len(d.codes) {
+			ok, err := d.nextPage()
+			if err != nil {
+				return nil, got, err
+			}
+			if !ok {
+				return nil, got, nil
+			}
+			continue
+		}
+		k := min(int64(len(d.codes)-d.pos), n-got)
+		copy(out[got:got+k], d.codes[d.pos:d.pos+int(k)])
+		if d.nulls {
+			if valid == nil {
+				valid = make([]byte, bitutil.BytesForBits(n))
+				bitutil.SetBitsTo(valid, 0, got, true)
+			}
+			for i, v := range d.valid[d.pos : d.pos+int(k)] {
+				if v != 0 {
+					bitutil.SetBit(valid, int(got)+i)
+				} else {
+					nulls++
+				}
+			}
+		} else if valid != nil {
+			bitutil.SetBitsTo(valid, got, k, true)
+		}
+		d.pos += int(k)
+		got += k
+	}
+	var vb *memory.Buffer
+	if nulls > 0 {
+		vb = memory.NewBufferBytes(valid)
+	}
+	return array.NewDataWithDictionary(d.dtype, int(n), []*memory.Buffer{vb, idx}, nulls, 0, d.dict.(*array.Data)), got, nil
+}
+
+// more reports whether the chunk holds rows beyond those read.
+func (d *dictReader) more() (bool, error) {
+	for d.pos == len(d.codes) {
+		ok, err := d.nextPage()
+		if err != nil || !ok {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// nextPage decodes the next data page (reading the dictionary page before it); false at
+// the end of the chunk.
+func (d *dictReader) nextPage() (bool, error) {
+	if d.err != nil {
+		return false, d.err
+	}
+	for {
+		if !d.pages.Next() {
+			d.err = d.pages.Err()
+			return false, d.err
+		}
+		pg := d.pages.Page()
+		var err error
+		switch p := pg.(type) {
+		case *file.DictionaryPage:
+			err = d.readDict(p)
+		case *file.DataPageV1:
+			err = d.readData(p.Data(), int(p.NumValues()), parquet.Encoding(p.Encoding()), -1, p.DefinitionLevelEncoding())
+		case *file.DataPageV2:
+			if p.RepetitionLevelByteLen() != 0 {
+				err = fmt.Errorf("%w: repetition levels in a column without lists", errDictPage)
+				break
+			}
+			err = d.readData(p.Data(), int(p.NumValues()), parquet.Encoding(p.Encoding()), int(p.DefinitionLevelByteLen()), encRLE)
+		default:
+			continue
+		}
+		if err != nil {
+			d.err = fmt.Errorf("page at offset %d: %w", d.pages.pageOff, err)
+			return false, d.err
+		}
+		if _, ok := pg.(*file.DictionaryPage); !ok {
+			return true, nil
+		}
+	}
+}
+
+// readDict converts the dictionary page's PLAIN values to the dictionary's Arrow array.
+func (d *dictReader) readDict(p *file.DictionaryPage) error {
+	if d.dict != nil {
+		return fmt.Errorf("%w: a second dictionary page", errDictPage)
+	}
+	if e := parquet.Encoding(p.Encoding()); e != parquet.Encodings.Plain && e != encPlainDictionary {
+		return fmt.Errorf("%w: dictionary page encoded %s", errDictPage, e)
+	}
+	src, n := p.Data(), int(p.NumValues())
+	var bufs []*memory.Buffer
+	switch d.phys {
+	case parquet.Types.Int32, parquet.Types.Int64:
+		width := 4
+		if d.phys == parquet.Types.Int64 {
+			width = 8
+		}
+		if int64(n)*int64(width) > int64(len(src)) {
+			return fmt.Errorf("%w: %d dictionary values in %d bytes", errDictPage, n, len(src))
+		}
+		vals := memory.NewResizableBuffer(d.mem)
+		vals.Resize(n * width)
+		copy(vals.Bytes(), src)
+		bufs = []*memory.Buffer{nil, vals}
+	default: // BYTE_ARRAY: a 4-byte length before each value
+		if n > len(src)/4 {
+			return fmt.Errorf("%w: %d dictionary values in %d bytes", errDictPage, n, len(src))
+		}
+		offs := memory.NewResizableBuffer(d.mem)
+		offs.Resize(arrow.Int32Traits.BytesRequired(n + 1))
+		o := arrow.Int32Traits.CastFromBytes(offs.Bytes())
+		data := memory.NewResizableBuffer(d.mem)
+		data.Reserve(len(src) - 4*n)
+		pos, total := 0, 0
+		for i := 0; i < n; i++ {
+			if len(src)-pos < 4 {
+				offs.Release()
+				data.Release()
+				return fmt.Errorf("%w: dictionary value %d runs past the page's %d bytes", errDictPage, i, len(src))
+			}
+			l := int(binary.LittleEndian.Uint32(src[pos:]))
+			pos += 4
+			if l < 0 || l > len(src)-pos {
+				offs.Release()
+				data.Release()
+				return fmt.Errorf("%w: dictionary value %d of %d bytes runs past the page's %d bytes", errDictPage, i, l, len(src))
+			}
+			o[i] = int32(total)
+			total += l
+			pos += l
+		}
+		o[n] = int32(total)
+		data.Resize(total)
+		pos = 0
+		b := data.Bytes()
+		for i := 0; i < n; i++ {
+			l := int(binary.LittleEndian.Uint32(src[pos:]))
+			copy(b[o[i]:], src[pos+4:pos+4+l])
+			pos += 4 + l
+		}
+		bufs = []*memory.Buffer{nil, offs, data}
+	}
+	d.dict = array.NewData(d.leaf, n, bufs, nil, 0, 0)
+	for _, b := range bufs {
+		if b != nil {
+			b.Release()
+		}
+	}
+	d.dictN = n
+	return nil
+}
+
+// readData decodes a data page of nvals rows: its definition levels (defLen bytes of RLE
+// for a page v2; -1 for a page v1, where a 4-byte length leads them) and the indices of
+// its values.
+func (d *dictReader) readData(src []byte, nvals int, enc parquet.Encoding, defLen int, defEnc parquet.Encoding) error {
+	if d.dict == nil {
+		return fmt.Errorf("%w: a data page before the dictionary page", errDictPage)
+	}
+	if enc != encRLEDictionary && enc != encPlainDictionary {
+		return fmt.Errorf("%w: data page encoded %s where the column chunk's metadata lists only dictionary-encoded data pages", errDictPage, enc)
+	}
+	if nvals < 0 {
+		return fmt.Errorf("%w: %d values", errDictPage, nvals)
+	}
+	d.codes = arrow.Int32Traits.CastFromBytes(d.carve(&d.codeBuf, arrow.Int32Traits.BytesRequired(nvals)))[:nvals]
+	d.pos, d.nulls = 0, false
+	values := nvals
+	if d.maxDef > 0 {
+		if defEnc != encRLE {
+			return fmt.Errorf("%w: definition levels encoded %s", errDictPage, defEnc)
+		}
+		if defLen < 0 {
+			if len(src) < 4 {
+				return fmt.Errorf("%w: levels run past the page's %d bytes", errDictPage, len(src))
+			}
+			defLen = int(binary.LittleEndian.Uint32(src))
+			src = src[4:]
+		}
+		if defLen < 0 || defLen > len(src) {
+			return fmt.Errorf("%w: %d bytes of levels in a page of %d", errDictPage, defLen, len(src))
+		}
+		d.scr = arrow.Int32Traits.CastFromBytes(d.carve(&d.scrBuf, arrow.Int32Traits.BytesRequired(nvals)))[:nvals]
+		if err := decodeHybrid(d.scr, src[:defLen], 1); err != nil {
+			return fmt.Errorf("%w: definition levels: %w", errDictPage, err)
+		}
+		src = src[defLen:]
+		values = 0
+		for _, l := range d.scr {
+			values += int(l) // 0 or 1: a 1-bit level
+		}
+		if values < nvals {
+			d.nulls = true
+			d.valid = d.carve(&d.validBuf, nvals)
+			for i, l := range d.scr {
+				d.valid[i] = byte(l)
+			}
+		}
+	} else if defLen > 0 {
+		src = src[min(defLen, len(src)):]
+	}
+	if values == 0 {
+		clear(d.codes)
+		return nil
+	}
+	if len(src) < 1 {
+		return fmt.Errorf("%w: no bit width", errDictPage)
+	}
+	width := int(src[0])
+	if width > 32 {
+		return fmt.Errorf("%w: indices of %d bits", errDictPage, width)
+	}
+	dst := d.codes[nvals-values:]
+	if err := decodeHybrid(dst, src[1:], width); err != nil {
+		return fmt.Errorf("%w: indices: %w", errDictPage, err)
+	}
+	var hi uint32
+	for _, c := range dst {
+		hi = max(hi, uint32(c))
+	}
+	if hi >= uint32(d.dictN) {
+		return fmt.Errorf("%w: dictionary index %d of a dictionary of %d values", errDictPage, hi, d.dictN)
+	}
+	if d.nulls {
+		// Spread the values' indices to their rows, back to front (they start at the end).
+		j := nvals - values
+		for i := range nvals {
+			if d.valid[i] != 0 {
+				d.codes[i] = d.codes[j]
+				j++
+			} else {
+				d.codes[i] = 0
+			}
+		}
+	}
+	return nil
+}
+
+// decodeHybrid decodes len(dst) values of width bits from src in the Parquet format's
+// RLE/bit-packing hybrid encoding (without its length prefix). A bit-packed run is unpacked
+// eight values (width bytes) at a time from one or a few 64-bit loads.
+func decodeHybrid(dst []int32, src []byte, width int) error {
+	if width == 0 {
+		clear(dst)
+		return nil
+	}
+	vbytes := (width + 7) / 8
+	mask := uint64(1)<<width - 1
+	pos := 0
+	for len(dst) > 0 {
+		h, n := binary.Uvarint(src[pos:])
+		if n <= 0 {
+			return fmt.Errorf("run header at byte %d: truncated or too long", pos)
+		}
+		pos += n
+		if h&1 == 0 { // an RLE run: a count and one value
+			count := h >> 1
+			if len(src)-pos < vbytes {
+				return fmt.Errorf("run value at byte %d runs past the %d bytes", pos, len(src))
+			}
+			var v uint64
+			for k := 0; k < vbytes; k++ {
+				v |= uint64(src[pos+k]) << (8 * k)
+			}
+			pos += vbytes
+			if v > math.MaxInt32 {
+				return fmt.Errorf("value %d beyond int32", v)
+			}
+			k := int(min(count, uint64(len(dst))))
+			if k == 0 {
+				return fmt.Errorf("empty run at byte %d", pos)
+			}
+			fill := dst[:k]
+			for i := range fill {
+				fill[i] = int32(v)
+			}
+			dst = dst[k:]
+			continue
+		}
+		groups := h >> 1
+		if groups == 0 || groups > uint64(len(src)) {
+			return fmt.Errorf("bit-packed run of %d groups at byte %d", groups, pos)
+		}
+		need := int(min(groups*8, uint64(len(dst)+7)/8*8)) // whole groups holding what is left
+		if (need/8)*width > len(src)-pos {
+			// The last run may stop short of whole groups when its padding is cut off.
+			avail := (len(src) - pos) * 8 / width
+			if avail < min(need, len(dst)) {
+				return fmt.Errorf("bit-packed run at byte %d runs past the %d bytes", pos, len(src))
+			}
+		}
+		k := min(need, len(dst))
+		unpack(dst[:k], src[pos:], width, mask)
+		dst = dst[k:]
+		pos += int(groups) * width
+		if pos > len(src) {
+			pos = len(src)
+		}
+	}
+	return nil
+}
+
+// unpack unpacks len(dst) values of width bits (LSB first) from src, which holds at least
+// ceil(len(dst)*width/8) bytes.
+func unpack(dst []int32, src []byte, width int, mask uint64) {
+	var pad [40]byte // a group of 8 values is width <= 32 bytes; 8 more for the last load
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		g := src[(i/8)*width:]
+		if len(g) < width+8 {
+			copy(pad[:], g[:min(len(g), width)])
+			clear(pad[min(len(g), width):])
+			g = pad[:]
+		}
+		out := dst[i : i+8 : i+8]
+		if width <= 8 {
+			x := binary.LittleEndian.Uint64(g)
+			for k := range out {
+				out[k] = int32(x >> (uint(k * width)) & mask)
+			}
+			continue
+		}
+		for k := range out {
+			bit := k * width
+			x := binary.LittleEndian.Uint64(g[bit/8:])
+			out[k] = int32(x >> uint(bit%8) & mask)
+		}
+	}
+	if i < len(dst) {
+		g := src[(i/8)*width:]
+		n := min(len(g), width)
+		copy(pad[:], g[:n])
+		clear(pad[n:])
+		for k := range dst[i:] {
+			bit := k * width
+			x := binary.LittleEndian.Uint64(pad[bit/8:])
+			dst[i+k] = int32(x >> uint(bit%8) & mask)
+		}
+	}
+}
