@@ -569,33 +569,44 @@ func (f *Folder) foldDicts(acc *Accumulator, c *Columns) bool {
 // (the cell of codes c0, c1, ... is ((c0*len1)+c1)*len2+...). It reports false when a code
 // is out of its dictionary's range.
 func jointCounts(hist []int64, dicts []*DictColumn, n int) bool {
+	switch len(dicts) {
+	case 1:
+		size := uint32(len(dicts[0].Values))
+		for _, x := range dicts[0].Codes[:n] {
+			if uint32(x) >= size {
+				return false
+			}
+			hist[x]++
+		}
+		return true
+	case 2:
+		// Codes are checked in the counting loop: one pass over the columns.
+		a, b := dicts[0].Codes[:n], dicts[1].Codes[:n]
+		sa, sb := uint32(len(dicts[0].Values)), uint32(len(dicts[1].Values))
+		for i, x := range a {
+			y := b[i]
+			if uint32(x) >= sa || uint32(y) >= sb {
+				return false
+			}
+			hist[uint32(x)*sb+uint32(y)]++
+		}
+		return true
+	}
 	for _, d := range dicts {
-		if uint32(maxCode(d.Codes[:n])) >= uint32(len(d.Values)) {
+		if maxCode(d.Codes[:n]) >= uint32(len(d.Values)) {
 			return false
 		}
 	}
-	switch len(dicts) {
-	case 1:
-		for _, x := range dicts[0].Codes[:n] {
-			hist[x]++
+	keys := make([]int32, n)
+	copy(keys, dicts[0].Codes[:n])
+	for _, d := range dicts[1:] {
+		size := int32(len(d.Values))
+		for i, x := range d.Codes[:n] {
+			keys[i] = keys[i]*size + x
 		}
-	case 2:
-		a, b, size := dicts[0].Codes[:n], dicts[1].Codes[:n], int32(len(dicts[1].Values))
-		for i, x := range a {
-			hist[x*size+b[i]]++
-		}
-	default:
-		keys := make([]int32, n)
-		copy(keys, dicts[0].Codes[:n])
-		for _, d := range dicts[1:] {
-			size := int32(len(d.Values))
-			for i, x := range d.Codes[:n] {
-				keys[i] = keys[i]*size + x
-			}
-		}
-		for _, k := range keys {
-			hist[k]++
-		}
+	}
+	for _, k := range keys {
+		hist[k]++
 	}
 	return true
 }

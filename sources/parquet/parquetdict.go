@@ -327,14 +327,17 @@ func (d *dictReader) readData(src []byte, nvals int, enc parquet.Encoding, defLe
 		if defLen < 0 || defLen > len(src) {
 			return fmt.Errorf("%w: %d bytes of levels in a page of %d", errDictPage, defLen, len(src))
 		}
-		d.scr = arrow.Int32Traits.CastFromBytes(d.carve(&d.scrBuf, arrow.Int32Traits.BytesRequired(nvals)))[:nvals]
-		if err := decodeHybrid(d.scr, src[:defLen], 1); err != nil {
-			return fmt.Errorf("%w: definition levels: %w", errDictPage, err)
-		}
+		levels := src[:defLen]
 		src = src[defLen:]
-		values = 0
-		for _, l := range d.scr {
-			values += int(l) // 0 or 1: a 1-bit level
+		if !allDefined(levels, nvals) {
+			d.scr = arrow.Int32Traits.CastFromBytes(d.carve(&d.scrBuf, arrow.Int32Traits.BytesRequired(nvals)))[:nvals]
+			if err := decodeHybrid(d.scr, levels, 1); err != nil {
+				return fmt.Errorf("%w: definition levels: %w", errDictPage, err)
+			}
+			values = 0
+			for _, l := range d.scr {
+				values += int(l) // 0 or 1: a 1-bit level
+			}
 		}
 		if values < nvals {
 			d.nulls = true
@@ -381,6 +384,21 @@ func (d *dictReader) readData(src []byte, nvals int, enc parquet.Encoding, defLe
 		}
 	}
 	return nil
+}
+
+// allDefined reports whether the 1-bit definition levels src (RLE/bit-packing hybrid) start
+// with RLE runs of 1 covering n values: the page has no null, and its levels need no
+// decoding (writers encode a page without nulls as one such run).
+func allDefined(src []byte, n int) bool {
+	for n > 0 {
+		h, k := binary.Uvarint(src)
+		if k <= 0 || h&1 != 0 || len(src) < k+1 || src[k] != 1 || h>>1 == 0 {
+			return false
+		}
+		src = src[k+1:]
+		n -= int(min(h>>1, uint64(n)))
+	}
+	return true
 }
 
 // decodeHybrid decodes len(dst) values of width bits from src in the Parquet format's
