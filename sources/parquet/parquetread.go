@@ -24,7 +24,9 @@ import (
 // arrow/flight, grpc and protobuf, whose package initialization costs every run milliseconds
 // of start-up. It reads the types pqarrow reads the same way (its schema rules, including the
 // backward-compatible list forms, are followed), with two simplifications that do not change
-// the converted values: dictionary-encoded strings are read as plain strings, and columns of
+// the converted values: dictionary-encoded strings are read as plain strings (except in the
+// flat dictionary-encoded column chunks parquetdict.go reads as dictionary arrays, of
+// strings and integers alike), and columns of
 // types fillColumn reports as Other (dates, times, timestamps, binary, ...) are read as
 // opaqueType arrays that keep only their validity. DECIMAL columns (on INT32, INT64,
 // FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY) are read as pqarrow reads them, decimal128 up to 38
