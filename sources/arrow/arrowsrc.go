@@ -356,6 +356,9 @@ func (r *arrowReader) advance() error {
 		if err := CheckRecordBatch(rec, r.fi.Size); err != nil {
 			return fileread.FileError(r.fi.Path, r.it.Where(), err)
 		}
+		for _, col := range rec.Columns() {
+			buildDictionaries(col)
+		}
 		if rec.Schema() != r.schema {
 			r.schema = rec.Schema()
 			r.cols = columnsOf(r.schema, r.fields, nil) // batches keep the old one
@@ -369,6 +372,22 @@ func (r *arrowReader) advance() error {
 		}
 		if rec.NumRows() > 0 {
 			return nil
+		}
+	}
+}
+
+// buildDictionaries builds the dictionary arrays of the dictionary arrays in arr (at any
+// depth): arrow/go's Dictionary() builds its array on first use, unsynchronised, and the
+// batches holding a record are converted on several workers at once.
+func buildDictionaries(arr arrow.Array) {
+	switch a := arr.(type) {
+	case *array.Dictionary:
+		buildDictionaries(a.Dictionary())
+	case array.ListLike:
+		buildDictionaries(a.ListValues())
+	case *array.Struct:
+		for i := 0; i < a.NumField(); i++ {
+			buildDictionaries(a.Field(i))
 		}
 	}
 }

@@ -13,6 +13,9 @@ import (
 	"github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/metadata"
+
+	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
+	"github.com/evalstream/evalstream/sources/internal/fileread"
 )
 
 // A column chunk of a flat field (no list, at most one definition level) whose data pages
@@ -84,7 +87,8 @@ type dictReader struct {
 	dtype  *arrow.DictionaryType
 	maxDef int16
 	mem    memory.Allocator
-	dict   arrow.ArrayData // nil until the dictionary page is read
+	idxMem memory.Allocator // of the index buffers handed out (indexAllocator)
+	dict   arrow.ArrayData  // nil until the dictionary page is read
 	dictN  int
 
 	// The current data page, decoded: codes of its rows (0 for a null row) and, when it
@@ -100,8 +104,20 @@ type dictReader struct {
 	err             error
 }
 
-func newDictReader(f *pqField, pages *chunkPageReader, maxDef int16, mem memory.Allocator) *dictReader {
-	return &dictReader{pages: pages, phys: f.phys, leaf: f.leaf(), maxDef: maxDef, mem: mem,
+// indexAllocator is the allocator of the dictionary indices handed out in records: the
+// recycling column pool of package arrow under the file's budget when the file's buffers
+// come from Go's allocator (every run), so that the 4 bytes per row and column do not become
+// garbage; mem itself otherwise (tests count allocations with a checked allocator).
+func indexAllocator(mem memory.Allocator) memory.Allocator {
+	if la, ok := mem.(fileread.LimitAllocator); ok && la.Allocator == memory.DefaultAllocator {
+		la.Allocator = arrowsrc.ColumnBuffers()
+		return la
+	}
+	return mem
+}
+
+func newDictReader(f *pqField, pages *chunkPageReader, maxDef int16, mem, idxMem memory.Allocator) *dictReader {
+	return &dictReader{pages: pages, phys: f.phys, leaf: f.leaf(), maxDef: maxDef, mem: mem, idxMem: idxMem,
 		dtype: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: f.leaf()}}
 }
 
@@ -134,7 +150,7 @@ func (d *dictReader) carve(b **memory.Buffer, n int) []byte {
 // ends first.
 func (d *dictReader) read(n int64) (_ arrow.ArrayData, got int64, err error) {
 	defer budgetErr(&err)
-	idx := memory.NewResizableBuffer(d.mem)
+	idx := memory.NewResizableBuffer(d.idxMem)
 	defer idx.Release()
 	idx.Resize(arrow.Int32Traits.BytesRequired(int(n)))
 	out := arrow.Int32Traits.CastFromBytes(idx.Bytes())[:n]

@@ -61,9 +61,10 @@ type parquetIter struct {
 	size      int64       // of the file
 	dec       decompressors
 	mem       memory.Allocator
-	fields    []*pqField    // the requested fields that are decoded, one column each
-	schema    *arrow.Schema // of the records: the fields, in order
-	rgSchema  *arrow.Schema // of the current row group's records: schema with dictionary arrays where dict is set
+	idxMem    memory.Allocator // of dictionary indices (indexAllocator)
+	fields    []*pqField       // the requested fields that are decoded, one column each
+	schema    *arrow.Schema    // of the records: the fields, in order
+	rgSchema  *arrow.Schema    // of the current row group's records: schema with dictionary arrays where dict is set
 	empty     *arrow.Schema
 	other     map[string]bool // requested fields read as Other without decoding
 	batchSize int64
@@ -118,7 +119,7 @@ func newParquetIter(pf *file.Reader, src parquet.ReaderAtSeeker, fields []string
 		afs[i] = arrow.Field{Name: f.name, Type: f.types[0], Nullable: true}
 		f.af = afs[i]
 	}
-	return &parquetIter{pf: pf, src: src, size: size, mem: mem, fields: decoded, schema: groupedSchema(decoded, afs), empty: arrow.NewSchema(nil, nil),
+	return &parquetIter{pf: pf, src: src, size: size, mem: mem, idxMem: indexAllocator(mem), fields: decoded, schema: groupedSchema(decoded, afs), empty: arrow.NewSchema(nil, nil),
 		other: other, batchSize: int64(max(batchSize, arrowsrc.ColumnarRows)), rg: -1}, nil
 }
 
@@ -384,7 +385,7 @@ func (it *parquetIter) nextRowGroup() error {
 		f.chunk = chunk
 		col := sc.Column(f.col)
 		if cc, err := it.pf.MetaData().RowGroup(it.rg).ColumnChunk(f.col); err == nil && dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()) {
-			f.dict = newDictReader(f, chunk, col.MaxDefinitionLevel(), it.mem)
+			f.dict = newDictReader(f, chunk, col.MaxDefinitionLevel(), it.mem, it.idxMem)
 			dicts = true
 			continue
 		}
