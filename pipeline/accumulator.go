@@ -441,7 +441,10 @@ func (f *Folder) resamplingUnit(rec *Record) uint64 {
 // IntColumnsChecker is implemented by metrics (the core.Metric of a metrics.Metric) that can
 // validate a whole batch of integer records at once. CheckIntColumns reports whether Check
 // accepts every record i whose value of role r is core.Value{Kind: core.Int, Int: cols[r][i]}.
-// It must not retain cols.
+// It must not retain cols. A metric implementing it also promises that its states fold in
+// any order and that Add with weight w has the effect of w Adds: FoldColumns then folds a
+// dictionary-encoded batch one record per distinct combination of values, weighted by its
+// count (foldDicts).
 type IntColumnsChecker interface {
 	CheckIntColumns(cols [][]int64) bool
 }

@@ -195,7 +195,8 @@ func (d *dictReader) read(n int64) (_ arrow.ArrayData, got int64, err error) {
 }
 
 // more reports whether the chunk holds rows beyond those read.
-func (d *dictReader) more() (bool, error) {
+func (d *dictReader) more() (_ bool, err error) {
+	defer budgetErr(&err)
 	for d.pos == len(d.codes) {
 		ok, err := d.nextPage()
 		if err != nil || !ok {
