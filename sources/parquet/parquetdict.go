@@ -91,9 +91,15 @@ type dictReader struct {
 	dict   arrow.ArrayData  // nil until the dictionary page is read
 	dictN  int
 
-	// The current data page, decoded: codes of its rows (0 for a null row) and, when it
-	// holds nulls, one byte per row (1: a value). They are carved from buffers of mem (the
-	// file's budget: a page header's value count is not trusted) reused from page to page.
+	// A page without nulls is not decoded in advance: its indices are decoded by stream
+	// straight into the arrays handed out, left rows at a time.
+	stream bool
+	h      hybridReader
+	left   int
+
+	// A page with nulls is decoded at once: codes of its rows (0 for a null row) and one
+	// byte per row (1: a value). They are carved from buffers of mem (the file's budget: a
+	// page header's value count is not trusted) reused from page to page.
 	codes           []int32
 	valid           []byte
 	nulls           bool
@@ -157,7 +163,8 @@ func (d *dictReader) read(n int64) (_ arrow.ArrayData, got int64, err error) {
 	var valid []byte // allocated at the first null
 	nulls := 0
 	for got < n {
-		if d.pos == len(d.codes) {
+		avail := d.avail()
+		if avail == 0 {
 			ok, err := d.nextPage()
 			if err != nil {
 				return nil, got, err
@@ -167,7 +174,17 @@ func (d *dictReader) read(n int64) (_ arrow.ArrayData, got int64, err error) {
 			}
 			continue
 		}
-		k := min(int64(len(d.codes)-d.pos), n-got)
+		k := min(int64(avail), n-got)
+		if d.stream {
+			if err := d.decodeStream(out[got : got+k]); err != nil {
+				return nil, got, err
+			}
+			if valid != nil {
+				bitutil.SetBitsTo(valid, got, k, true)
+			}
+			got += k
+			continue
+		}
 		copy(out[got:got+k], d.codes[d.pos:d.pos+int(k)])
 		if d.nulls {
 			if valid == nil {
@@ -194,10 +211,36 @@ func (d *dictReader) read(n int64) (_ arrow.ArrayData, got int64, err error) {
 	return array.NewDataWithDictionary(d.dtype, int(n), []*memory.Buffer{vb, idx}, nulls, 0, d.dict.(*array.Data)), got, nil
 }
 
+// avail is the number of rows of the current page not yet returned.
+func (d *dictReader) avail() int {
+	if d.stream {
+		return d.left
+	}
+	return len(d.codes) - d.pos
+}
+
+// decodeStream decodes the next len(dst) indices of a page without nulls into dst.
+func (d *dictReader) decodeStream(dst []int32) error {
+	if err := d.h.next(dst); err != nil {
+		d.err = fmt.Errorf("page at offset %d: %w: indices: %w", d.pages.pageOff, errDictPage, err)
+		return d.err
+	}
+	var hi uint32
+	for _, c := range dst {
+		hi = max(hi, uint32(c))
+	}
+	if hi >= uint32(d.dictN) {
+		d.err = fmt.Errorf("page at offset %d: %w: dictionary index %d of a dictionary of %d values", d.pages.pageOff, errDictPage, hi, d.dictN)
+		return d.err
+	}
+	d.left -= len(dst)
+	return nil
+}
+
 // more reports whether the chunk holds rows beyond those read.
 func (d *dictReader) more() (_ bool, err error) {
 	defer budgetErr(&err)
-	for d.pos == len(d.codes) {
+	for d.avail() == 0 {
 		ok, err := d.nextPage()
 		if err != nil || !ok {
 			return false, err
@@ -327,8 +370,7 @@ func (d *dictReader) readData(src []byte, nvals int, enc parquet.Encoding, defLe
 	if nvals < 0 {
 		return fmt.Errorf("%w: %d values", errDictPage, nvals)
 	}
-	d.codes = arrow.Int32Traits.CastFromBytes(d.carve(&d.codeBuf, arrow.Int32Traits.BytesRequired(nvals)))[:nvals]
-	d.pos, d.nulls = 0, false
+	d.codes, d.pos, d.nulls, d.stream, d.left = d.codes[:0], 0, false, false, 0
 	values := nvals
 	if d.maxDef > 0 {
 		if defEnc != encRLE {
@@ -366,17 +408,23 @@ func (d *dictReader) readData(src []byte, nvals int, enc parquet.Encoding, defLe
 	} else if defLen > 0 {
 		src = src[min(defLen, len(src)):]
 	}
+	if values > 0 && len(src) < 1 {
+		return fmt.Errorf("%w: no bit width", errDictPage)
+	}
+	if values > 0 && src[0] > 32 {
+		return fmt.Errorf("%w: indices of %d bits", errDictPage, src[0])
+	}
+	if values == nvals && nvals > 0 {
+		d.stream, d.left = true, nvals
+		d.h = hybridReader{src: src[1:], width: int(src[0])}
+		return nil
+	}
+	d.codes = arrow.Int32Traits.CastFromBytes(d.carve(&d.codeBuf, arrow.Int32Traits.BytesRequired(nvals)))[:nvals]
 	if values == 0 {
 		clear(d.codes)
 		return nil
 	}
-	if len(src) < 1 {
-		return fmt.Errorf("%w: no bit width", errDictPage)
-	}
 	width := int(src[0])
-	if width > 32 {
-		return fmt.Errorf("%w: indices of %d bits", errDictPage, width)
-	}
 	dst := d.codes[nvals-values:]
 	if err := decodeHybrid(dst, src[1:], width); err != nil {
 		return fmt.Errorf("%w: indices: %w", errDictPage, err)
@@ -389,7 +437,8 @@ func (d *dictReader) readData(src []byte, nvals int, enc parquet.Encoding, defLe
 		return fmt.Errorf("%w: dictionary index %d of a dictionary of %d values", errDictPage, hi, d.dictN)
 	}
 	if d.nulls {
-		// Spread the values' indices to their rows, back to front (they start at the end).
+		// Spread the values' indices (at the end of codes) to their rows, front to back:
+		// reads stay ahead of writes.
 		j := nvals - values
 		for i := range nvals {
 			if d.valid[i] != 0 {
@@ -419,66 +468,113 @@ func allDefined(src []byte, n int) bool {
 }
 
 // decodeHybrid decodes len(dst) values of width bits from src in the Parquet format's
-// RLE/bit-packing hybrid encoding (without its length prefix). A bit-packed run is unpacked
-// eight values (width bytes) at a time from one or a few 64-bit loads.
+// RLE/bit-packing hybrid encoding (without its length prefix).
 func decodeHybrid(dst []int32, src []byte, width int) error {
-	if width == 0 {
-		clear(dst)
-		return nil
-	}
-	vbytes := (width + 7) / 8
+	h := hybridReader{src: src, width: width}
+	return h.next(dst)
+}
+
+// hybridReader decodes a stream in the RLE/bit-packing hybrid encoding incrementally. A
+// bit-packed run is unpacked eight values (width bytes) at a time from one or a few 64-bit
+// loads, straight into the destination; a group read only in part waits in buf.
+type hybridReader struct {
+	src      []byte
+	width    int
+	pos      int   // of the next run's header
+	rleLeft  int   // values left in the current RLE run
+	rleVal   int32 // its value
+	packLeft int   // values left in the current bit-packed run (its padding included)
+	packPos  int   // byte offset of the run's next group
+	buf      [8]int32
+	bufPos   int
+	bufLen   int
+}
+
+// next decodes the next len(dst) values into dst.
+func (h *hybridReader) next(dst []int32) error {
+	width := h.width
 	mask := uint64(1)<<width - 1
-	pos := 0
 	for len(dst) > 0 {
-		h, n := binary.Uvarint(src[pos:])
-		if n <= 0 {
-			return fmt.Errorf("run header at byte %d: truncated or too long", pos)
-		}
-		pos += n
-		if h&1 == 0 { // an RLE run: a count and one value
-			count := h >> 1
-			if len(src)-pos < vbytes {
-				return fmt.Errorf("run value at byte %d runs past the %d bytes", pos, len(src))
-			}
-			var v uint64
-			for k := 0; k < vbytes; k++ {
-				v |= uint64(src[pos+k]) << (8 * k)
-			}
-			pos += vbytes
-			if v > math.MaxInt32 {
-				return fmt.Errorf("value %d beyond int32", v)
-			}
-			k := int(min(count, uint64(len(dst))))
-			if k == 0 {
-				return fmt.Errorf("empty run at byte %d", pos)
-			}
+		switch {
+		case h.bufPos < h.bufLen:
+			k := copy(dst, h.buf[h.bufPos:h.bufLen])
+			h.bufPos += k
+			dst = dst[k:]
+		case h.rleLeft > 0:
+			k := min(h.rleLeft, len(dst))
 			fill := dst[:k]
 			for i := range fill {
-				fill[i] = int32(v)
+				fill[i] = h.rleVal
 			}
+			h.rleLeft -= k
 			dst = dst[k:]
-			continue
-		}
-		groups := h >> 1
-		if groups == 0 || groups > uint64(len(src)) {
-			return fmt.Errorf("bit-packed run of %d groups at byte %d", groups, pos)
-		}
-		need := int(min(groups*8, uint64(len(dst)+7)/8*8)) // whole groups holding what is left
-		if (need/8)*width > len(src)-pos {
-			// The last run may stop short of whole groups when its padding is cut off.
-			avail := (len(src) - pos) * 8 / width
-			if avail < min(need, len(dst)) {
-				return fmt.Errorf("bit-packed run at byte %d runs past the %d bytes", pos, len(src))
+		case h.packLeft > 0 && width == 0:
+			k := min(h.packLeft, len(dst))
+			clear(dst[:k])
+			h.packLeft -= k
+			dst = dst[k:]
+		case h.packLeft > 0:
+			avail := len(h.src) - h.packPos
+			if groups := min(len(dst), h.packLeft) / 8; groups > 0 && groups*width <= avail {
+				k := groups * 8
+				unpack(dst[:k], h.src[h.packPos:], width, mask)
+				h.packPos += groups * width
+				h.packLeft -= k
+				dst = dst[k:]
+				continue
 			}
-		}
-		k := min(need, len(dst))
-		unpack(dst[:k], src[pos:], width, mask)
-		dst = dst[k:]
-		pos += int(groups) * width
-		if pos > len(src) {
-			pos = len(src)
+			// One group, perhaps cut short at the end of the stream (its padding).
+			got := min(8, h.packLeft, avail*8/width)
+			if got < min(len(dst), 8, h.packLeft) {
+				return fmt.Errorf("bit-packed run at byte %d runs past the %d bytes", h.packPos, len(h.src))
+			}
+			unpack(h.buf[:], h.src[h.packPos:], width, mask)
+			h.bufPos, h.bufLen = 0, got
+			h.packPos = min(h.packPos+width, len(h.src))
+			h.packLeft -= min(8, h.packLeft)
+		default:
+			if err := h.header(); err != nil {
+				return err
+			}
 		}
 	}
+	return nil
+}
+
+// header reads the header of the next run (and an RLE run's value).
+func (h *hybridReader) header() error {
+	v, n := binary.Uvarint(h.src[h.pos:])
+	if n <= 0 {
+		return fmt.Errorf("run header at byte %d: truncated or too long", h.pos)
+	}
+	h.pos += n
+	if v&1 == 0 { // an RLE run: a count and one value
+		count := v >> 1
+		vbytes := (h.width + 7) / 8
+		if len(h.src)-h.pos < vbytes {
+			return fmt.Errorf("run value at byte %d runs past the %d bytes", h.pos, len(h.src))
+		}
+		var x uint64
+		for k := 0; k < vbytes; k++ {
+			x |= uint64(h.src[h.pos+k]) << (8 * k)
+		}
+		h.pos += vbytes
+		if x > math.MaxInt32 {
+			return fmt.Errorf("value %d beyond int32", x)
+		}
+		if count == 0 || count > math.MaxInt32 {
+			return fmt.Errorf("RLE run of %d values at byte %d", count, h.pos)
+		}
+		h.rleLeft, h.rleVal = int(count), int32(x)
+		return nil
+	}
+	groups := v >> 1
+	if groups == 0 || groups > math.MaxInt32/8 || h.width > 0 && groups > uint64(len(h.src)) {
+		return fmt.Errorf("bit-packed run of %d groups at byte %d", groups, h.pos)
+	}
+	h.packLeft, h.packPos = int(groups)*8, h.pos
+	h.pos = min(h.pos+int(groups)*h.width, len(h.src))
+	h.bufPos, h.bufLen = 0, 0
 	return nil
 }
 

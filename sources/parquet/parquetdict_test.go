@@ -126,3 +126,29 @@ func TestAllDefined(t *testing.T) {
 		require.Equal(t, c.want, allDefined(c.src, c.n), c.name)
 	}
 }
+
+// TestHybridReaderChunks decodes streams in pieces of every size from 1 to 20 values, as
+// dictReader decodes a page into the arrays of consecutive batches: the values must be
+// those of one whole decode.
+func TestHybridReaderChunks(t *testing.T) {
+	for _, width := range []int{0, 1, 3, 4, 8, 13, 31} {
+		packed := seq(53, width)
+		src := encodeHybrid(width, hybridRun{packed: packed[:21]}, hybridRun{rle: true, count: 11, value: packed[3]},
+			hybridRun{packed: packed[21:]})
+		// A run of 21 bit-packed values is 3 groups: its 3 padding values are in the stream.
+		want := append(append(append([]uint32{}, packed[:21]...), make([]uint32, 3)...), repeat(packed[3], 11)...)
+		want = append(want, packed[21:]...)
+		for size := 1; size <= 20; size++ {
+			h := hybridReader{src: src, width: width}
+			var got []int32
+			for len(got) < len(want) {
+				chunk := make([]int32, min(size, len(want)-len(got)))
+				require.NoError(t, h.next(chunk), "width %d, pieces of %d", width, size)
+				got = append(got, chunk...)
+			}
+			for i := range want {
+				require.Equal(t, int32(want[i]), got[i], "width %d, pieces of %d, value %d", width, size, i)
+			}
+		}
+	}
+}
