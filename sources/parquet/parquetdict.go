@@ -583,6 +583,22 @@ func (h *hybridReader) header() error {
 func unpack(dst []int32, src []byte, width int, mask uint64) {
 	var pad [40]byte // a group of 8 values is width <= 32 bytes; 8 more for the last load
 	i := 0
+	if width <= 8 {
+		// Dictionary indices are mostly this narrow: a group is one 64-bit load, unrolled.
+		w := uint(width)
+		for p := 0; i+8 <= len(dst) && p+8 <= len(src); i, p = i+8, p+width {
+			x := binary.LittleEndian.Uint64(src[p:])
+			out := dst[i : i+8 : i+8]
+			out[0] = int32(x & mask)
+			out[1] = int32(x >> w & mask)
+			out[2] = int32(x >> (2 * w) & mask)
+			out[3] = int32(x >> (3 * w) & mask)
+			out[4] = int32(x >> (4 * w) & mask)
+			out[5] = int32(x >> (5 * w) & mask)
+			out[6] = int32(x >> (6 * w) & mask)
+			out[7] = int32(x >> (7 * w) & mask)
+		}
+	}
 	for ; i+8 <= len(dst); i += 8 {
 		g := src[(i/8)*width:]
 		if len(g) < width+8 {
