@@ -222,8 +222,13 @@ type Folder struct {
 	// contiguous and in role order (examples then alias the record), else -1.
 	span    []int
 	colBufs [][][]int64 // per metric: its role columns, for FoldColumns
-	memo    core.Memo   // shared by the metrics of the record being folded
-	unit    uint64      // the resampling unit of the record being folded
+	// dictBufs, hist and dictRec are foldDicts' buffers: the role fields' dictionaries, the
+	// joint counts and the values of the record of one combination.
+	dictBufs []*DictColumn
+	hist     []int64
+	dictRec  []core.Value
+	memo     core.Memo // shared by the metrics of the record being folded
+	unit     uint64    // the resampling unit of the record being folded
 }
 
 // NewFolder returns a folder for the plan.
@@ -436,7 +441,10 @@ func (f *Folder) resamplingUnit(rec *Record) uint64 {
 // IntColumnsChecker is implemented by metrics (the core.Metric of a metrics.Metric) that can
 // validate a whole batch of integer records at once. CheckIntColumns reports whether Check
 // accepts every record i whose value of role r is core.Value{Kind: core.Int, Int: cols[r][i]}.
-// It must not retain cols.
+// It must not retain cols. A metric implementing it also promises that its states fold in
+// any order and that Add with weight w has the effect of w Adds: FoldColumns then folds a
+// dictionary-encoded batch one record per distinct combination of values, weighted by its
+// count (foldDicts).
 type IntColumnsChecker interface {
 	CheckIntColumns(cols [][]int64) bool
 }
@@ -459,6 +467,9 @@ func (p *Plan) Columnar() bool { return p.columnar }
 func (f *Folder) FoldColumns(acc *Accumulator, c *Columns) bool {
 	if c == nil || !f.plan.Columnar() {
 		return false
+	}
+	if f.foldDicts(acc, c) {
+		return true
 	}
 	if f.colBufs == nil {
 		f.colBufs = make([][][]int64, len(f.plan.Metrics))
@@ -485,6 +496,131 @@ func (f *Folder) FoldColumns(acc *Accumulator, c *Columns) bool {
 	}
 	acc.Records += int64(c.N)
 	return true
+}
+
+// maxDictCells bounds the joint histogram of foldDicts: the product of the dictionary sizes
+// of the fields the metrics read. 64Ki int64 cells (512 KiB) stay in a core's L2 cache and
+// cover a few hundred classes against a few hundred.
+const maxDictCells = 1 << 16
+
+// foldDicts folds a batch whose every role field is a dictionary column (or, the one case
+// counts cannot use, fails and changes nothing): it counts each distinct combination of
+// codes in one pass, then checks and adds one record per combination present, weighted by
+// its count. Folding a record w times is Add with weight w by the metrics' contract, so the
+// state is the one record-by-record folding gives, at a cost per distinct combination
+// instead of per record. Order-dependent states are excluded by Columnar (only count
+// states implement IntColumnsChecker); resampling is excluded here, as each record is its
+// own resampling unit. When any combination is rejected, nothing is folded and the caller
+// decodes the batch, which finds and counts the bad records one by one.
+func (f *Folder) foldDicts(acc *Accumulator, c *Columns) bool {
+	if f.plan.ci != nil || c.N == 0 {
+		return false
+	}
+	dicts := f.dictBufs[:0]
+	cells := 1
+	for fi := range f.plan.roleFields {
+		if fi >= len(c.Dicts) || c.Dicts[fi] == nil || len(c.Dicts[fi].Codes) != c.N || len(c.Dicts[fi].Values) == 0 {
+			return false
+		}
+		d := c.Dicts[fi]
+		dicts = append(dicts, d)
+		if cells *= len(d.Values); cells > maxDictCells {
+			return false
+		}
+	}
+	f.dictBufs = dicts
+	if cap(f.hist) < cells {
+		f.hist = make([]int64, cells)
+	}
+	hist := f.hist[:cells]
+	clear(hist)
+	if !jointCounts(hist, dicts, c.N) {
+		return false
+	}
+	if cap(f.dictRec) < len(f.plan.Fields) {
+		f.dictRec = make([]core.Value, len(f.plan.Fields))
+	}
+	vals := f.dictRec[:len(f.plan.Fields)]
+	rec := Record{Values: vals, Pos: Position{Row: -1}}
+	// Check every combination before adding any, so that a rejection changes nothing.
+	for pass := 0; pass < 2; pass++ {
+		for cell, n := range hist {
+			if n == 0 {
+				continue
+			}
+			clear(vals)
+			rest := cell
+			for k := len(dicts) - 1; k >= 0; k-- {
+				size := len(dicts[k].Values)
+				vals[k] = dicts[k].Values[rest%size]
+				rest /= size
+			}
+			rec.UTF8Checked = false
+			if pass == 0 {
+				if f.Check(&rec) != nil {
+					return false
+				}
+				continue
+			}
+			f.Add(acc, &rec, n)
+		}
+	}
+	return true
+}
+
+// jointCounts adds to hist the count of each combination of codes of dicts over n records
+// (the cell of codes c0, c1, ... is ((c0*len1)+c1)*len2+...). It reports false when a code
+// is out of its dictionary's range.
+func jointCounts(hist []int64, dicts []*DictColumn, n int) bool {
+	switch len(dicts) {
+	case 1:
+		size := uint32(len(dicts[0].Values))
+		for _, x := range dicts[0].Codes[:n] {
+			if uint32(x) >= size {
+				return false
+			}
+			hist[x]++
+		}
+		return true
+	case 2:
+		// Codes are checked in the counting loop: one pass over the columns.
+		a, b := dicts[0].Codes[:n], dicts[1].Codes[:n]
+		sa, sb := uint32(len(dicts[0].Values)), uint32(len(dicts[1].Values))
+		for i, x := range a {
+			y := b[i]
+			if uint32(x) >= sa || uint32(y) >= sb {
+				return false
+			}
+			hist[uint32(x)*sb+uint32(y)]++
+		}
+		return true
+	}
+	for _, d := range dicts {
+		if maxCode(d.Codes[:n]) >= uint32(len(d.Values)) {
+			return false
+		}
+	}
+	keys := make([]int32, n)
+	copy(keys, dicts[0].Codes[:n])
+	for _, d := range dicts[1:] {
+		size := int32(len(d.Values))
+		for i, x := range d.Codes[:n] {
+			keys[i] = keys[i]*size + x
+		}
+	}
+	for _, k := range keys {
+		hist[k]++
+	}
+	return true
+}
+
+// maxCode is the largest code as unsigned (a negative code is huge).
+func maxCode(codes []int32) uint32 {
+	var m uint32
+	for _, x := range codes {
+		m = max(m, uint32(x))
+	}
+	return m
 }
 
 // Add folds a record that passed Check into acc, weight times.

@@ -83,9 +83,23 @@ type Batch struct {
 // values of field f (in the order of the fields given to the source) when the value of every
 // record is an integer (core.Int, no null), else it is nil. The slices alias buffers owned by
 // the batch: they are valid until Release, and consumers must not modify them.
+//
+// Dicts[f], when Ints[f] is nil, may hold field f dictionary-encoded (a Parquet dictionary
+// page, an Arrow dictionary array): consumers that fold counts then visit each distinct
+// combination of values once instead of each record (Folder.FoldColumns).
 type Columns struct {
-	N    int
-	Ints [][]int64
+	N     int
+	Ints  [][]int64
+	Dicts []*DictColumn
+}
+
+// DictColumn is a column of N records held as indices into a dictionary of distinct values:
+// the value of record i is Values[Codes[i]]. Every code is in [0, len(Values)) and no value
+// is Null or Missing (a column with nulls is not given in this form). Values and Codes alias
+// buffers owned by the batch, as Columns does; consumers must not modify them.
+type DictColumn struct {
+	Values []core.Value
+	Codes  []int32
 }
 
 type decodeKey struct{}

@@ -110,6 +110,10 @@ func fillColumn(arr arrow.Array, row0 int, recs []pipeline.Record, f int, ar *fi
 		}
 		return
 	}
+	if d, ok := arr.(*array.Dictionary); ok && !isStringLike(d.Dictionary().DataType()) {
+		fillDict(d, row0, recs, f, ar)
+		return
+	}
 	if sv, ok := newStrView(arr); ok {
 		for i := range recs {
 			j := row0 + i
@@ -537,4 +541,27 @@ func decimalFloat(v core.Value) float64 {
 		return float64(v.Int)
 	}
 	return v.Float
+}
+
+// fillDict converts a dictionary array of values other than strings (which strView reads):
+// the dictionary is converted once, and each row takes the value of its index (Null for a
+// null row or a null dictionary value). Values alias the dictionary's conversion; a list
+// value is shared by the rows holding its index, which no consumer modifies.
+func fillDict(d *array.Dictionary, row0 int, recs []pipeline.Record, f int, ar *fileread.Arena) {
+	dict := d.Dictionary()
+	drecs := make([]pipeline.Record, dict.Len())
+	vals := make([]core.Value, dict.Len())
+	for i := range drecs {
+		drecs[i].Values = vals[i : i+1 : i+1]
+	}
+	fillColumn(dict, 0, drecs, 0, ar)
+	nulls := d.NullN() > 0
+	for i := range recs {
+		j := row0 + i
+		if nulls && d.IsNull(j) {
+			recs[i].Values[f] = core.Value{Kind: core.Null}
+			continue
+		}
+		recs[i].Values[f] = vals[d.GetValueIndex(j)] // out of range panics: recovered as corrupt
+	}
 }

@@ -423,6 +423,9 @@ func (r *arrowReader) advance() error {
 		if err := CheckRecordBatch(rec, r.fi.Size); err != nil {
 			return fileread.FileError(r.fi.Path, r.it.Where(), err)
 		}
+		for _, col := range rec.Columns() {
+			buildDictionaries(col)
+		}
 		if rec.Schema() != r.schema {
 			r.schema = rec.Schema()
 			r.cols = columnsOf(r.schema, r.fields, nil) // batches keep the old one
@@ -436,6 +439,22 @@ func (r *arrowReader) advance() error {
 		}
 		if rec.NumRows() > 0 {
 			return nil
+		}
+	}
+}
+
+// buildDictionaries builds the dictionary arrays of the dictionary arrays in arr (at any
+// depth): arrow/go's Dictionary() builds its array on first use, unsynchronised, and the
+// batches holding a record are converted on several workers at once.
+func buildDictionaries(arr arrow.Array) {
+	switch a := arr.(type) {
+	case *array.Dictionary:
+		buildDictionaries(a.Dictionary())
+	case array.ListLike:
+		buildDictionaries(a.ListValues())
+	case *array.Struct:
+		for i := 0; i < a.NumField(); i++ {
+			buildDictionaries(a.Field(i))
 		}
 	}
 }
@@ -510,6 +529,7 @@ func (r *arrowReader) intColumns(b *fileread.Builder, seg fileread.Seg) (ok bool
 		}
 	}()
 	ints := make([][]int64, len(seg.Cols))
+	var dicts []*pipeline.DictColumn
 	lo, hi := int(seg.Row), int(seg.Row+seg.K)
 	for f, c := range seg.Cols {
 		if c < 0 {
@@ -520,6 +540,15 @@ func (r *arrowReader) intColumns(b *fileread.Builder, seg fileread.Seg) (ok bool
 			return false
 		}
 		switch a := arr.(type) {
+		case *array.Dictionary:
+			d := r.dictColumn(a, lo, hi)
+			if d == nil {
+				return false
+			}
+			if dicts == nil {
+				dicts = make([]*pipeline.DictColumn, len(seg.Cols))
+			}
+			dicts[f] = d
 		case *array.Int64:
 			ints[f] = a.Int64Values()[lo:hi:hi]
 		case *array.Int32:
@@ -538,8 +567,55 @@ func (r *arrowReader) intColumns(b *fileread.Builder, seg fileread.Seg) (ok bool
 			return false
 		}
 	}
-	b.Cols = &pipeline.Columns{N: int(seg.K), Ints: ints}
+	b.Cols = &pipeline.Columns{N: int(seg.K), Ints: ints, Dicts: dicts}
 	return true
+}
+
+// dictColumn is rows lo..hi-1 of a dictionary array without nulls as a pipeline.DictColumn:
+// the dictionary converted once (strings alias its buffers, as fillColumn's do), the
+// indices aliased when they are int32 and widened otherwise. It is nil when a dictionary
+// value is null, or could make a record larger than the source's limit.
+func (r *arrowReader) dictColumn(a *array.Dictionary, lo, hi int) *pipeline.DictColumn {
+	dict := a.Dictionary()
+	if dict.NullN() > 0 || dict.Len() == 0 {
+		return nil
+	}
+	recs := make([]pipeline.Record, dict.Len())
+	vals := make([]core.Value, dict.Len())
+	for i := range recs {
+		recs[i].Values = vals[i : i+1 : i+1]
+	}
+	var ar fileread.Arena
+	fillColumn(dict, 0, recs, 0, &ar)
+	for i := range vals {
+		if vals[i].Kind == core.Null || r.max > 0 && recordSize(vals[i:i+1])*int64(len(r.cols)) > int64(r.max) {
+			return nil
+		}
+	}
+	var codes []int32
+	switch ix := a.Indices().(type) {
+	case *array.Int32:
+		codes = ix.Int32Values()[lo:hi:hi]
+	case *array.Int8:
+		codes = widen32(ix.Int8Values()[lo:hi])
+	case *array.Uint8:
+		codes = widen32(ix.Uint8Values()[lo:hi])
+	case *array.Int16:
+		codes = widen32(ix.Int16Values()[lo:hi])
+	case *array.Uint16:
+		codes = widen32(ix.Uint16Values()[lo:hi])
+	default: // 32-bit unsigned and 64-bit indices: the row path reads them
+		return nil
+	}
+	return &pipeline.DictColumn{Values: vals, Codes: codes}
+}
+
+func widen32[T int8 | uint8 | int16 | uint16](xs []T) []int32 {
+	out := make([]int32, len(xs))
+	for i, x := range xs {
+		out[i] = int32(x)
+	}
+	return out
 }
 
 func widen[T integer](xs []T) []int64 {

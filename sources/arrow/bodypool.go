@@ -3,6 +3,8 @@ package arrow
 import (
 	"math/bits"
 	"sync"
+
+	"github.com/apache/arrow/go/v15/arrow/memory"
 )
 
 // bodyPool is the memory.Allocator the buffers of Arrow IPC message bodies come from. Arrow
@@ -30,6 +32,13 @@ var arrowBodies = &bodyPool{}
 // record batch (it copies each one out of the message body). They are zeroed like fresh
 // memory, so arrow sees exactly what its own allocator would give, without the garbage.
 var arrowBuffers = &bodyPool{zero: true}
+
+// ColumnBuffers returns the recycling pool of zeroed column buffers (arrowBuffers) for the
+// buffers of records a RecordIter builds itself (package parquet's dictionary indices): the
+// converted batches hold them until Batch.Release, which frees them back to the pool. It is
+// safe for concurrent use. Only buffers whose every Release is paired with their Retains may
+// come from it, as with any arrow allocator: the pool reuses a buffer once it is freed.
+func ColumnBuffers() memory.Allocator { return arrowBuffers }
 
 func sizeClass(size int) int {
 	if size <= 1<<poolMinClass {

@@ -1,7 +1,10 @@
 // Package parquet reads Parquet files for package sources: arrow/go's parquet/file reads the
 // footer and schema, this package's page readers read the column chunks (PLAIN, dictionary,
 // BYTE_STREAM_SPLIT and DELTA encodings, every codec, data pages v1 and v2) into Arrow
-// arrays, and package arrow converts the resulting records (as pqarrow sits on arrow).
+// arrays, and package arrow converts the resulting records (as pqarrow sits on arrow). Flat
+// columns whose data pages are all dictionary-encoded (class labels, categories) become
+// Arrow dictionary arrays without a lookup per row (parquetdict.go): the pipeline then
+// counts per dictionary index and converts each dictionary value once.
 //
 // Every size the file claims is checked against what its bytes can hold before anything is
 // allocated (fileread.LimitAllocator counts live bytes here); errors wrap

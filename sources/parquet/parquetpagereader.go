@@ -35,6 +35,7 @@ type chunkPageReader struct {
 	win        *pageWindow
 	scratch    *memory.Buffer // compressed bytes of the current page
 	page       file.Page
+	pageOff    int64 // of the current page's header
 	err        error
 }
 
@@ -118,6 +119,7 @@ func (p *chunkPageReader) Next() bool {
 		p.page = nil
 	}
 	for p.err == nil && p.valuesLeft > 0 && p.off < p.end {
+		p.pageOff = p.off
 		var skip bool
 		skip, p.err = p.next()
 		if p.err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/schema"
 
+	arrowsrc "github.com/evalstream/evalstream/sources/arrow"
 	"github.com/evalstream/evalstream/sources/internal/fileread"
 )
 
@@ -23,7 +24,9 @@ import (
 // arrow/flight, grpc and protobuf, whose package initialization costs every run milliseconds
 // of start-up. It reads the types pqarrow reads the same way (its schema rules, including the
 // backward-compatible list forms, are followed), with two simplifications that do not change
-// the converted values: dictionary-encoded strings are read as plain strings, and columns of
+// the converted values: dictionary-encoded strings are read as plain strings (except in the
+// flat dictionary-encoded column chunks parquetdict.go reads as dictionary arrays, of
+// strings and integers alike), and columns of
 // types fillColumn reports as Other (dates, times, timestamps, binary, ...) are read as
 // opaqueType arrays that keep only their validity. DECIMAL columns (on INT32, INT64,
 // FIXED_LEN_BYTE_ARRAY or BYTE_ARRAY) are read as pqarrow reads them, decimal128 up to 38
@@ -58,8 +61,10 @@ type parquetIter struct {
 	size      int64       // of the file
 	dec       decompressors
 	mem       memory.Allocator
-	fields    []*pqField    // the requested fields that are decoded, one column each
-	schema    *arrow.Schema // of the records: the fields, in order
+	idxMem    memory.Allocator // of dictionary indices (indexAllocator)
+	fields    []*pqField       // the requested fields that are decoded, one column each
+	schema    *arrow.Schema    // of the records: the fields, in order
+	rgSchema  *arrow.Schema    // of the current row group's records: schema with dictionary arrays where dict is set
 	empty     *arrow.Schema
 	other     map[string]bool // requested fields read as Other without decoding
 	batchSize int64
@@ -80,6 +85,8 @@ type pqField struct {
 	chunk *chunkPageReader // of the current row group's column chunk
 	pages *plainPageReader // reading chunk
 	win   pageWindow       // chunk's read-ahead buffer
+	dict  *dictReader      // reads chunk instead of rr when its data pages are dictionary-encoded (parquetdict.go)
+	af    arrow.Field      // of the records without dictionaries
 	group *pqGroup         // set when the field is a part of a MAP or struct field (parquetmap.go)
 }
 
@@ -110,9 +117,10 @@ func newParquetIter(pf *file.Reader, src parquet.ReaderAtSeeker, fields []string
 		}
 		f.rr = file.NewRecordReader(sc.Column(f.col), f.info, readAs, mem, pf.BufferPool())
 		afs[i] = arrow.Field{Name: f.name, Type: f.types[0], Nullable: true}
+		f.af = afs[i]
 	}
-	return &parquetIter{pf: pf, src: src, size: size, mem: mem, fields: decoded, schema: groupedSchema(decoded, afs), empty: arrow.NewSchema(nil, nil),
-		other: other, batchSize: int64(max(batchSize, 1024)), rg: -1}, nil
+	return &parquetIter{pf: pf, src: src, size: size, mem: mem, idxMem: indexAllocator(mem), fields: decoded, schema: groupedSchema(decoded, afs), empty: arrow.NewSchema(nil, nil),
+		other: other, batchSize: int64(max(batchSize, arrowsrc.ColumnarRows)), rg: -1}, nil
 }
 
 // resolveFields finds the top-level fields of sc that are requested: those it decodes and
@@ -338,7 +346,7 @@ func (it *parquetIter) Next() (arrow.Record, error) {
 	}
 	cols = grouped
 	it.left -= n
-	return array.NewRecord(it.schema, cols, n), nil
+	return array.NewRecord(it.rgSchema, cols, n), nil
 }
 
 // nextRowGroup checks that the current row group holds no more rows than its metadata says
@@ -366,14 +374,34 @@ func (it *parquetIter) nextRowGroup() error {
 	if rows < 0 {
 		return fmt.Errorf("%w: row count %d", fileread.ErrCorrupt, rows)
 	}
+	sc := it.pf.MetaData().Schema
+	dicts := false
 	for _, f := range it.fields {
 		f.releasePages()
 		chunk, err := newChunkPageReader(it.pf, it.rg, f.col, it.src, it.size, it.mem, &it.dec, &f.win)
 		if err != nil {
 			return fmt.Errorf("%w: field %q: %w", fileread.ErrCorrupt, f.name, err)
 		}
-		f.chunk, f.pages = chunk, newPlainPageReader(chunk, it.pf.MetaData().Schema.Column(f.col), it.mem)
+		f.chunk = chunk
+		col := sc.Column(f.col)
+		if cc, err := it.pf.MetaData().RowGroup(it.rg).ColumnChunk(f.col); err == nil && dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()) {
+			f.dict = newDictReader(f, chunk, col.MaxDefinitionLevel(), it.mem, it.idxMem)
+			dicts = true
+			continue
+		}
+		f.pages = newPlainPageReader(chunk, col, it.mem)
 		f.rr.SetPageReader(f.pages)
+	}
+	it.rgSchema = it.schema
+	if dicts {
+		afs := make([]arrow.Field, len(it.fields))
+		for i, f := range it.fields {
+			afs[i] = f.af
+			if f.dict != nil {
+				afs[i].Type = f.dict.dtype
+			}
+		}
+		it.rgSchema = groupedSchema(it.fields, afs)
 	}
 	it.rows, it.left = rows, rows
 	return nil
@@ -394,14 +422,24 @@ func (it *parquetIter) Close() {
 func (f *pqField) releasePages() {
 	if f.pages != nil {
 		f.pages.release()
+		f.pages = nil
+	}
+	if f.dict != nil {
+		f.dict.release()
+		f.dict = nil
+	}
+	if f.chunk != nil {
 		f.chunk.release()
-		f.pages, f.chunk = nil, nil
+		f.chunk = nil
 	}
 }
 
 // read decodes the next n records of the field into an array the caller owns; got < n (and
 // no array) when the column ends early.
 func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got int64, err error) {
+	if f.dict != nil {
+		return f.dict.read(n)
+	}
 	f.rr.Reset()
 	if err := f.rr.Reserve(n); err != nil {
 		return nil, 0, err
@@ -423,6 +461,9 @@ func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got in
 
 // more reports whether the column holds records beyond those read.
 func (f *pqField) more() (bool, error) {
+	if f.dict != nil {
+		return f.dict.more()
+	}
 	f.rr.Reset()
 	k, err := f.rr.ReadRecords(1)
 	if err == nil && k == 0 {

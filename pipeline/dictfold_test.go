@@ -1,0 +1,121 @@
+package pipeline
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/evalstream/evalstream/metrics"
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// classifyPlan is accuracy, macro F1 and a confusion matrix over 3 classes, reading
+// prediction and label.
+func classifyPlan(t *testing.T, extra ...map[string]any) *Plan {
+	t.Helper()
+	entries := []map[string]any{
+		{"type": "accuracy"},
+		{"type": "f1", "average": "macro", "num_classes": 3},
+		{"type": "confusion_matrix", "num_classes": 3},
+	}
+	var ms []*metrics.Metric
+	for _, e := range append(entries, extra...) {
+		m, err := metrics.New(e)
+		require.NoError(t, err)
+		ms = append(ms, m)
+	}
+	p := NewPlan(ms, nil)
+	require.True(t, p.Columnar())
+	require.Equal(t, []string{"prediction", "label"}, p.Fields)
+	return p
+}
+
+func intDict(vals ...int64) []core.Value {
+	out := make([]core.Value, len(vals))
+	for i, v := range vals {
+		out[i] = core.Value{Kind: core.Int, Int: v}
+	}
+	return out
+}
+
+// foldRecords folds the records of the dictionary columns one by one, as a source without
+// columns makes the pipeline do.
+func foldRecords(t *testing.T, p *Plan, cols *Columns) *Accumulator {
+	t.Helper()
+	f, acc := NewFolder(p), NewAccumulator(p)
+	for i := 0; i < cols.N; i++ {
+		rec := Record{Values: make([]core.Value, len(p.Fields))}
+		for fi, d := range cols.Dicts {
+			rec.Values[fi] = d.Values[d.Codes[i]]
+		}
+		if rej := f.Check(&rec); rej != nil {
+			acc.Reject(rej.Reason, &rec)
+			continue
+		}
+		f.Add(acc, &rec, 1)
+	}
+	return acc
+}
+
+func TestFoldDictsLikeRecords(t *testing.T) {
+	pred := &DictColumn{Values: intDict(2, 0, 1, 7), Codes: []int32{0, 1, 2, 0, 0, 1, 2, 2, 1, 0, 1}} // 7 unused
+	label := &DictColumn{Values: intDict(0, 1, 2), Codes: []int32{2, 0, 1, 1, 2, 0, 0, 1, 1, 2, 0}}
+	p := classifyPlan(t)
+	cols := &Columns{N: len(pred.Codes), Ints: make([][]int64, 2), Dicts: []*DictColumn{pred, label}}
+	f, acc := NewFolder(p), NewAccumulator(p)
+	require.True(t, f.FoldColumns(acc, cols))
+	want := foldRecords(t, p, cols)
+	require.Equal(t, want.Records, acc.Records)
+	require.Equal(t, int64(0), want.Skipped)
+	for i := range p.Metrics {
+		require.Equal(t, want.States[i].Result(), acc.States[i].Result(), p.Metrics[i].Name)
+	}
+}
+
+func TestFoldDictsRefuses(t *testing.T) {
+	p := classifyPlan(t)
+	cases := []struct {
+		name        string
+		pred, label *DictColumn
+	}{
+		{"a class out of range is rejected: the records decide",
+			&DictColumn{Values: intDict(0, 5), Codes: []int32{0, 1, 0}}, &DictColumn{Values: intDict(0, 1), Codes: []int32{0, 0, 1}}},
+		{"a string without classes is rejected",
+			&DictColumn{Values: []core.Value{{Kind: core.String, Str: "pos"}}, Codes: []int32{0, 0}}, &DictColumn{Values: intDict(1), Codes: []int32{0, 0}}},
+		{"a code past its dictionary",
+			&DictColumn{Values: intDict(0, 1), Codes: []int32{0, 2}}, &DictColumn{Values: intDict(0, 1), Codes: []int32{0, 1}}},
+		{"a negative code",
+			&DictColumn{Values: intDict(0, 1), Codes: []int32{0, 1}}, &DictColumn{Values: intDict(0, 1), Codes: []int32{-1, 1}}},
+		{"codes shorter than the batch",
+			&DictColumn{Values: intDict(0, 1), Codes: []int32{0}}, &DictColumn{Values: intDict(0, 1), Codes: []int32{0, 1}}},
+		{"an empty dictionary",
+			&DictColumn{Codes: []int32{0, 0}}, &DictColumn{Values: intDict(0, 1), Codes: []int32{0, 1}}},
+		{"one field not dictionary-encoded", &DictColumn{Values: intDict(0, 1), Codes: []int32{0, 1}}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cols := &Columns{N: 2, Ints: make([][]int64, 2), Dicts: []*DictColumn{c.pred, c.label}}
+			if c.label != nil && len(c.label.Codes) == 3 {
+				cols.N = 3
+			}
+			f, acc := NewFolder(p), NewAccumulator(p)
+			require.False(t, f.FoldColumns(acc, cols))
+			require.Zero(t, acc.Records)
+			for i := range p.Metrics {
+				require.Equal(t, NewAccumulator(p).States[i].Result(), acc.States[i].Result())
+			}
+		})
+	}
+}
+
+func TestFoldDictsTooManyCells(t *testing.T) {
+	p := classifyPlan(t)
+	big := make([]core.Value, 300)
+	for i := range big {
+		big[i] = core.Value{Kind: core.Int, Int: int64(i % 3)}
+	}
+	d := &DictColumn{Values: big, Codes: []int32{0, 299}}
+	f, acc := NewFolder(p), NewAccumulator(p)
+	require.False(t, f.FoldColumns(acc, &Columns{N: 2, Ints: make([][]int64, 2), Dicts: []*DictColumn{d, d}}), "300x300 cells")
+	require.Zero(t, acc.Records)
+}

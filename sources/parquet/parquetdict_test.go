@@ -1,0 +1,173 @@
+package parquet
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// hybridRun is one run of the RLE/bit-packing hybrid encoding, for the test encoder.
+type hybridRun struct {
+	rle    bool
+	count  int      // rle: the run's length
+	value  uint32   // rle
+	packed []uint32 // bit-packed values, padded with zeros to whole groups of 8
+}
+
+// encodeHybrid writes runs as the Parquet format's LogicalTypes-independent Encodings.md
+// describes: a ULEB128 header (count<<1 for RLE, groups<<1|1 for bit-packed), then the RLE
+// value in ceil(width/8) little-endian bytes or the values packed LSB first. It is written
+// bit by bit, independently of unpack's word loads.
+func encodeHybrid(width int, runs ...hybridRun) []byte {
+	var out []byte
+	for _, r := range runs {
+		if r.rle {
+			out = binary.AppendUvarint(out, uint64(r.count)<<1)
+			for k := 0; k < (width+7)/8; k++ {
+				out = append(out, byte(r.value>>(8*k)))
+			}
+			continue
+		}
+		groups := (len(r.packed) + 7) / 8
+		out = binary.AppendUvarint(out, uint64(groups)<<1|1)
+		bits := make([]byte, groups*width)
+		for i, v := range r.packed {
+			for b := 0; b < width; b++ {
+				if v>>b&1 != 0 {
+					pos := i*width + b
+					bits[pos/8] |= 1 << (pos % 8)
+				}
+			}
+		}
+		out = append(out, bits...)
+	}
+	return out
+}
+
+func seq(n int, width int) []uint32 {
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = uint32(i*2654435761) & (1<<width - 1) // spread over the width's range
+	}
+	return out
+}
+
+func TestDecodeHybrid(t *testing.T) {
+	for _, width := range []int{1, 2, 3, 4, 7, 8, 9, 12, 16, 17, 24, 31} {
+		packed := seq(37, width) // 5 groups, the last one partial
+		cases := []struct {
+			name string
+			src  []byte
+			want []uint32
+		}{
+			{"bit-packed", encodeHybrid(width, hybridRun{packed: packed}), packed},
+			{"rle", encodeHybrid(width, hybridRun{rle: true, count: 70, value: packed[5]}), repeat(packed[5], 70)},
+			{"rle then bit-packed then rle", encodeHybrid(width,
+				hybridRun{rle: true, count: 3, value: packed[1]}, hybridRun{packed: packed[:16]}, hybridRun{rle: true, count: 9, value: packed[2]}),
+				append(append(repeat(packed[1], 3), packed[:16]...), repeat(packed[2], 9)...)},
+			{"padding past the values read", encodeHybrid(width, hybridRun{packed: packed}), packed[:29]},
+		}
+		for _, c := range cases {
+			got := make([]int32, len(c.want))
+			require.NoError(t, decodeHybrid(got, c.src, width), "width %d: %s", width, c.name)
+			for i := range got {
+				require.Equal(t, int32(c.want[i]), got[i], "width %d: %s: value %d", width, c.name, i)
+			}
+		}
+	}
+}
+
+func repeat(v uint32, n int) []uint32 {
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
+}
+
+func TestDecodeHybridErrors(t *testing.T) {
+	packed := encodeHybrid(5, hybridRun{packed: seq(16, 5)})
+	cases := []struct {
+		name  string
+		src   []byte
+		width int
+		n     int
+	}{
+		{"no bytes", nil, 3, 1},
+		{"fewer values than asked", encodeHybrid(3, hybridRun{rle: true, count: 4, value: 1}), 3, 5},
+		{"a run without its value", []byte{8}, 9, 1},
+		{"a truncated bit-packed run", packed[:len(packed)-4], 5, 16},
+		{"an empty RLE run", encodeHybrid(3, hybridRun{rle: true, count: 0, value: 1}), 3, 1},
+		{"a bit-packed run of no group", []byte{1}, 3, 1},
+		{"an unterminated header", []byte{0x80, 0x80}, 3, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			require.Error(t, decodeHybrid(make([]int32, c.n), c.src, c.width))
+		})
+	}
+}
+
+func TestAllDefined(t *testing.T) {
+	cases := []struct {
+		name string
+		src  []byte
+		n    int
+		want bool
+	}{
+		{"one run of 1", encodeHybrid(1, hybridRun{rle: true, count: 100, value: 1}), 100, true},
+		{"two runs of 1", encodeHybrid(1, hybridRun{rle: true, count: 60, value: 1}, hybridRun{rle: true, count: 40, value: 1}), 100, true},
+		{"a run of 0", encodeHybrid(1, hybridRun{rle: true, count: 60, value: 1}, hybridRun{rle: true, count: 40, value: 0}), 100, false},
+		{"bit-packed", encodeHybrid(1, hybridRun{packed: repeat(1, 8)}), 8, false},
+		{"too short", encodeHybrid(1, hybridRun{rle: true, count: 60, value: 1}), 100, false},
+	}
+	for _, c := range cases {
+		require.Equal(t, c.want, allDefined(c.src, c.n), c.name)
+	}
+}
+
+// TestHybridReaderChunks decodes streams in pieces of every size from 1 to 20 values, as
+// dictReader decodes a page into the arrays of consecutive batches: the values must be
+// those of one whole decode.
+func TestHybridReaderChunks(t *testing.T) {
+	for _, width := range []int{0, 1, 3, 4, 8, 13, 31} {
+		packed := seq(53, width)
+		src := encodeHybrid(width, hybridRun{packed: packed[:21]}, hybridRun{rle: true, count: 11, value: packed[3]},
+			hybridRun{packed: packed[21:]})
+		// A run of 21 bit-packed values is 3 groups: its 3 padding values are in the stream.
+		want := append(append(append([]uint32{}, packed[:21]...), make([]uint32, 3)...), repeat(packed[3], 11)...)
+		want = append(want, packed[21:]...)
+		for size := 1; size <= 20; size++ {
+			h := hybridReader{src: src, width: width}
+			var got []int32
+			for len(got) < len(want) {
+				chunk := make([]int32, min(size, len(want)-len(got)))
+				require.NoError(t, h.next(chunk), "width %d, pieces of %d", width, size)
+				got = append(got, chunk...)
+			}
+			for i := range want {
+				require.Equal(t, int32(want[i]), got[i], "width %d, pieces of %d, value %d", width, size, i)
+			}
+		}
+	}
+}
+
+// BenchmarkDecodeHybrid decodes 1Mi bit-packed dictionary indices of 4 bits (10-16 classes)
+// in pieces of 16Ki, as dictReader does for the records of a page without nulls.
+func BenchmarkDecodeHybrid(b *testing.B) {
+	const n, width = 1 << 20, 4
+	src := encodeHybrid(width, hybridRun{packed: seq(n, width)})
+	dst := make([]int32, 1<<14)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		h := hybridReader{src: src, width: width}
+		for left := n; left > 0; left -= len(dst) {
+			if err := h.next(dst); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/value")
+}
