@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
@@ -55,9 +57,70 @@ func (m *Metric) bucket(x float64) int {
 // State is the mergeable state of auroc and average_precision: one table per score-list
 // width seen (more than one is a ragged input, reported by Result). Exact counts are int64,
 // so merging is exact and order-independent. A State is not safe for concurrent use.
+//
+// Class names: a state numbers the (at most two) names it has seen by their sorted (byte,
+// hence code point) order, label 0 the lesser, so the labels mean the same in every state
+// and merges and bytes do not depend on which shard saw which name first. A state that has
+// seen both ids and names, or a third name, has no defined result whatever else it sees: it
+// drops its counts and keeps only the flags, which are unions over records.
 type State struct {
 	m      *Metric
 	tables []*table // sorted by width
+	seen   uint8    // seenIDs | seenNames | tooMany
+	names  []string // sorted; label i is names[i]
+}
+
+// The kinds of labels a state has seen (State.seen).
+const (
+	seenIDs   uint8 = 1 << iota // a record with a class id
+	seenNames                   // a record with a class name
+	tooMany                     // a third class name
+)
+
+// note records that the state has seen k and reports whether it still counts.
+func (s *State) note(k uint8) bool {
+	s.seen |= k
+	if s.dropped() {
+		s.tables, s.names = nil, nil
+		return false
+	}
+	return true
+}
+
+func (s *State) dropped() bool {
+	return s.seen&tooMany != 0 || s.seen&(seenIDs|seenNames) == seenIDs|seenNames
+}
+
+// nameLabel returns the label of name, adding it when new. It reports false (and drops the
+// counts) when name is a third name.
+func (s *State) nameLabel(name string) (int, bool) {
+	i, ok := slices.BinarySearch(s.names, name)
+	if ok {
+		return i, true
+	}
+	if len(s.names) >= 2 {
+		s.note(tooMany)
+		return 0, false
+	}
+	s.names = slices.Insert(s.names, i, strings.Clone(name))
+	if i == 0 && len(s.names) == 2 {
+		// The name seen so far moves from label 0 to label 1 (label 1 had no records).
+		for _, t := range s.tables {
+			t.swapBinary()
+		}
+	}
+	return i, true
+}
+
+// swapBinary exchanges labels 0 and 1 of a width-2 exact table.
+func (t *table) swapBinary() {
+	for c := range t.cols {
+		col := &t.cols[c]
+		col.compact(t.nlab)
+		for i := 0; i+1 < len(col.counts); i += 2 {
+			col.counts[i], col.counts[i+1] = col.counts[i+1], col.counts[i]
+		}
+	}
 }
 
 func (s *State) table(width int) *table {
@@ -74,6 +137,18 @@ func (s *State) table(width int) *table {
 func (s *State) Add(ex *core.Example, weight int64) {
 	var smp sample
 	if weight <= 0 || s.m.decode(ex, &smp) != nil {
+		return
+	}
+	if smp.named {
+		if !s.note(seenNames) {
+			return
+		}
+		l, ok := s.nameLabel(smp.name)
+		if !ok {
+			return
+		}
+		smp.label = l
+	} else if !s.note(seenIDs) {
 		return
 	}
 	t := s.table(smp.width)
@@ -94,6 +169,19 @@ func (s *State) Merge(other core.State) error {
 	if !ok || o.m.sig != s.m.sig {
 		return core.Incompatible(s, other)
 	}
+	if !s.note(o.seen) {
+		return nil
+	}
+	var perm []int // o's label → s's label; nil: the same
+	for i, n := range o.names {
+		l, ok := s.nameLabel(n)
+		if !ok {
+			return nil
+		}
+		if l != i {
+			perm = []int{1, 0} // o saw one name, which is s's label 1
+		}
+	}
 	for _, ot := range o.tables {
 		t := s.table(ot.width)
 		for c := range ot.cols {
@@ -106,7 +194,7 @@ func (s *State) Merge(other core.State) error {
 			}
 			// Compacting other does not change what it represents.
 			oc.compact(t.nlab)
-			col.mergeFrom(oc, t.nlab)
+			col.mergeFrom(oc, t.nlab, perm)
 		}
 	}
 	return nil
@@ -116,8 +204,18 @@ func (s *State) Merge(other core.State) error {
 // order: equal states give equal bytes.
 func (s *State) MarshalBinary() ([]byte, error) {
 	var e core.Encoder
-	e.Byte(stateVersion)
-	e.String(s.m.sig)
+	if s.seen&^seenIDs == 0 {
+		e.Byte(stateVersion)
+		e.String(s.m.sig)
+	} else {
+		e.Byte(namedStateVersion)
+		e.String(s.m.sig)
+		e.Byte(s.seen)
+		e.Uvarint(uint64(len(s.names)))
+		for _, n := range s.names {
+			e.String(n)
+		}
+	}
 	e.Uvarint(uint64(len(s.tables)))
 	for _, t := range s.tables {
 		e.Uvarint(uint64(t.width))
@@ -143,7 +241,10 @@ func (s *State) MarshalBinary() ([]byte, error) {
 // DecodeState reads a state written by MarshalBinary of a metric with the same signature.
 func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	d := core.NewDecoder(b)
-	d.Version("rank", stateVersion)
+	version := d.Byte()
+	if d.Err() == nil && version != stateVersion && version != namedStateVersion {
+		return nil, fmt.Errorf("%w: rank state format version %d, this build reads versions %d and %d", core.ErrCorruptState, version, stateVersion, namedStateVersion)
+	}
 	sig := d.String()
 	if d.Err() == nil && sig != m.sig {
 		return nil, fmt.Errorf("%w: state of %q, metric is %q", core.ErrIncompatible, sig, m.sig)
@@ -152,14 +253,38 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	corrupt := func(format string, args ...any) error {
 		return fmt.Errorf("%w: rank: %s", core.ErrCorruptState, fmt.Sprintf(format, args...))
 	}
+	if version == namedStateVersion {
+		s.seen = d.Byte()
+		nn := d.Len(1)
+		for i := 0; i < nn && d.Err() == nil; i++ {
+			n := d.String()
+			if d.Err() == nil && (n == "" || !utf8.ValidString(n) || (i > 0 && n <= s.names[i-1])) {
+				return nil, corrupt("class names not distinct sorted UTF-8")
+			}
+			s.names = append(s.names, n)
+		}
+		if d.Err() == nil {
+			switch {
+			case s.seen&^(seenIDs|seenNames|tooMany) != 0 || s.seen&^seenIDs == 0:
+				return nil, corrupt("label kinds %#x", s.seen)
+			case s.dropped() && len(s.names) != 0:
+				return nil, corrupt("class names in a state that no longer counts")
+			case !s.dropped() && (len(s.names) == 0 || len(s.names) > 2):
+				return nil, corrupt("%d class names", len(s.names))
+			}
+		}
+	}
 	nt := d.Len(2)
+	if d.Err() == nil && version == namedStateVersion && (nt > 1 || (s.dropped() && nt != 0)) {
+		return nil, corrupt("%d tables in a state of class names", nt)
+	}
 	prev := 0
 	for k := 0; k < nt && d.Err() == nil; k++ {
 		w := int(d.Uvarint())
 		if d.Err() != nil {
 			break
 		}
-		if w < 2 || w > MaxClasses || w <= prev {
+		if w < 2 || w > MaxClasses || w <= prev || (version == namedStateVersion && w != 2) {
 			return nil, corrupt("table width %d", w)
 		}
 		prev = w
@@ -211,6 +336,9 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	}
 	if err := d.Finish(); err != nil {
 		return nil, err
+	}
+	if len(s.names) == 1 && len(s.tables) == 1 && labelTotals(s.tables[0])[1] != 0 {
+		return nil, corrupt("records of a second class with one class name")
 	}
 	return s, nil
 }

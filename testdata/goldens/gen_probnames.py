@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Generate testdata/goldens/probnames.json: goldens of class NAMES as labels of the ranking
+metrics (package metrics/rank: auroc, average_precision), binary.
+
+Records hold one score (or a 2-element score list) and a string label. Every value is the REAL
+scikit-learn (pinned in requirements.txt) given the same string labels:
+  - roc_auc_score takes the greater of the two labels in np.unique order (code point order,
+    the byte order of UTF-8 that evalstream sorts by) as the positive class; one label: NaN
+    (null here); three labels with one score per record: it raises (null here).
+  - average_precision_score needs pos_label for string labels (default 1 raises: null here); a
+    pos_label that is not one of two labels raises (null); with one label it scores 0.0 when
+    that label is not pos_label and 1.0 when it is.
+Where sklearn raises, the case checks that evalstream gives null (the Go tests check the
+reason). Labels mixing ids and names are null too (sklearn raises on mixed types).
+
+Run: /tmp/goldenvenv/bin/python testdata/goldens/gen_probnames.py  (from the repository root)
+"""
+import json
+import math
+import os
+import random
+import sys
+import warnings
+
+import numpy as np
+import sklearn
+from sklearn.metrics import average_precision_score, roc_auc_score
+
+warnings.filterwarnings("ignore")
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "probnames.json")
+
+cases = []
+seen_names = set()
+
+
+def add(name, metric, records, value, details=None, reject=None):
+    assert name not in seen_names, name
+    seen_names.add(name)
+    c = {"name": name, "metric": metric, "records": records, "value": value, "rtol": 1e-12}
+    if details:
+        c["details"] = details
+    if reject:
+        c["reject"] = reject
+        c.pop("value")
+    cases.append(c)
+
+
+def sk(f):
+    """The value of f(), or None where sklearn raises or returns NaN."""
+    try:
+        v = float(f())
+    except (ValueError, TypeError):
+        return None
+    return None if math.isnan(v) else v
+
+
+def records(rng, n, names, skill, as_list=False):
+    out = []
+    for _ in range(n):
+        y = rng.choice(names)
+        s = round(min(1.0, max(0.0, rng.random() * (1 - skill) + (skill if y == max(names) else 0))), 2)
+        out.append({"prediction": [round(1 - s, 2), s] if as_list else s, "label": y})
+    return out
+
+
+def xy(recs):
+    y = np.asarray([r["label"] for r in recs])
+    s = np.asarray([r["prediction"][1] if isinstance(r["prediction"], list) else r["prediction"] for r in recs])
+    return y, s
+
+
+rng = random.Random(20)
+pools = {
+    "negpos": ["neg", "pos"],
+    "ba": ["b", "a"],
+    "case": ["a", "Z"],  # 'Z' < 'a' in code point order
+    "accent": ["é", "z"],  # 'z' < 'é'
+    "digits": ["10", "9"],  # strings, not numbers: '10' < '9'
+}
+for tag, names in pools.items():
+    for n, skill, as_list in ((40, 0.3, False), (200, 0.1, True)):
+        recs = records(rng, n, names, skill, as_list)
+        y, s = xy(recs)
+        cls = [str(x) for x in np.unique(y)]
+        det = {"classes": cls}
+        form = "list" if as_list else "score"
+        add(f"auroc-{tag}-{form}-{n}", {"type": "auroc"}, recs, sk(lambda: roc_auc_score(y, s)), det)
+        add(f"auroc-{tag}-{form}-{n}-maxfpr", {"type": "auroc", "max_fpr": 0.4}, recs,
+            sk(lambda: roc_auc_score(y, s, max_fpr=0.4)), det)
+        for pos in names:
+            add(f"ap-{tag}-{form}-{n}-pos-{pos}", {"type": "average_precision", "pos_label": pos}, recs,
+                sk(lambda: average_precision_score(y, s, pos_label=pos)), det)
+        v = sk(lambda: average_precision_score(y, s))
+        assert v is None
+        add(f"ap-{tag}-{form}-{n}-no-pos-label", {"type": "average_precision"}, recs, v)
+        v = sk(lambda: average_precision_score(y, s, pos_label="nope"))
+        assert v is None
+        add(f"ap-{tag}-{form}-{n}-pos-label-not-a-class", {"type": "average_precision", "pos_label": "nope"},
+            recs, v)
+
+# One name only.
+one = [{"prediction": x, "label": "cat"} for x in (0.1, 0.9, 0.3, 0.3)]
+y, s = xy(one)
+add("auroc-one-name", {"type": "auroc"}, one, sk(lambda: roc_auc_score(y, s)))
+add("ap-one-name-is-pos", {"type": "average_precision", "pos_label": "cat"}, one,
+    sk(lambda: average_precision_score(y, s, pos_label="cat")), {"classes": ["cat"]})
+add("ap-one-name-not-pos", {"type": "average_precision", "pos_label": "dog"}, one,
+    sk(lambda: average_precision_score(y, s, pos_label="dog")), {"classes": ["cat"]})
+
+# Three names with one score per record: sklearn raises.
+three = [{"prediction": x, "label": c} for x, c in ((0.1, "a"), (0.9, "b"), (0.3, "c"), (0.6, "a"))]
+y, s = xy(three)
+v = sk(lambda: roc_auc_score(y, s))
+assert v is None
+add("auroc-three-names", {"type": "auroc"}, three, v)
+v = sk(lambda: average_precision_score(y, s, pos_label="a"))
+assert v is None
+add("ap-three-names", {"type": "average_precision", "pos_label": "a"}, three, v)
+
+# Class ids with pos_label (the option works for ids as sklearn's does).
+ids = [{"prediction": x, "label": c} for x, c in ((0.1, 0), (0.9, 1), (0.3, 0), (0.6, 1), (0.6, 0), (0.2, 1))]
+y = np.asarray([r["label"] for r in ids])
+s = np.asarray([r["prediction"] for r in ids])
+for pos in (0, 1):
+    add(f"ap-ids-pos-label-{pos}", {"type": "average_precision", "pos_label": pos}, ids,
+        sk(lambda: average_precision_score(y, s, pos_label=pos)))
+v = sk(lambda: average_precision_score(y, s, pos_label=2))
+assert v is None
+add("ap-ids-pos-label-2", {"type": "average_precision", "pos_label": 2}, ids, v)
+
+# Mixed ids and names: sklearn raises on mixed label types.
+mixed = [{"prediction": 0.1, "label": 0}, {"prediction": 0.9, "label": "pos"}]
+try:
+    roc_auc_score(np.asarray([0, "pos"], dtype=object), [0.1, 0.9])
+    raise SystemExit("sklearn accepted mixed label types")
+except (ValueError, TypeError):
+    pass
+add("auroc-mixed-ids-and-names", {"type": "auroc"}, mixed, None)
+
+# Rejected records: names are binary only, and compat torchmetrics takes ids only.
+add("reject-name-with-multiclass-scores", {"type": "auroc"},
+    [{"prediction": [0.2, 0.3, 0.5], "label": "a"}], None, reject="wrong type")
+add("reject-name-torchmetrics", {"type": "average_precision", "compat": "torchmetrics"},
+    [{"prediction": 0.2, "label": "a"}], None, reject="wrong type")
+add("reject-empty-name", {"type": "auroc"}, [{"prediction": 0.2, "label": ""}], None, reject="missing field")
+
+out = {
+    "generator": "testdata/goldens/gen_probnames.py",
+    "versions": {"scikit-learn": sklearn.__version__, "numpy": np.__version__, "python": sys.version.split()[0]},
+    "cases": cases,
+}
+with open(OUT, "w") as f:
+    json.dump(out, f, separators=(",", ":"), ensure_ascii=False)
+print(f"{len(cases)} cases -> {OUT}")
