@@ -1,6 +1,7 @@
 package prob
 
 import (
+	"encoding/hex"
 	"math"
 	"testing"
 
@@ -304,5 +305,77 @@ func TestDecodeState(t *testing.T) {
 		_, err = o.DecodeState(b)
 		require.ErrorIs(t, err, core.ErrIncompatible, typ)
 		require.ErrorIs(t, o.NewState().Merge(s), core.ErrIncompatible, typ)
+	}
+}
+
+// TestLogLossOldStateDecodes decodes a state of class ids written before class names existed
+// (by main at 4e52c52) and re-encodes it byte for byte.
+func TestLogLossOldStateDecodes(t *testing.T) {
+	const old = "0141747970653a6c6f675f6c6f73737c636f6d7061743a736b6c6561726e7c6570733a6e6f6e657c6e6f726d616c697a653a7965737c76657273696f6e3a302e312e300c0002000000000000b03c9c357cbc09cf1840010104"
+	m := build(t, "log_loss", nil)
+	b, err := hex.DecodeString(old)
+	require.NoError(t, err)
+	st, err := m.DecodeState(b)
+	require.NoError(t, err)
+	again, err := st.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, b, again)
+	fresh := m.NewState()
+	for _, e := range [][2]any{{0.3, int64(1)}, {0.7, int64(0)}, {[]any{0.2, 0.3, 0.5}, int64(2)}} {
+		fresh.Add(ex(e[0], e[1]), 2)
+	}
+	fb, err := fresh.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, b, fb)
+}
+
+// TestLogLossNames checks the class-name cases whose splits matter: the greater name seen
+// only in another shard, and ids and names in different shards.
+func TestLogLossNames(t *testing.T) {
+	m := build(t, "log_loss", nil)
+	fold := func(recs ...[2]any) core.State {
+		s := m.NewState()
+		for _, r := range recs {
+			s.Add(ex(r[0], r[1]), 1)
+		}
+		return s
+	}
+	// sklearn: log_loss(["pos", "neg"], [0.8, 0.3]) = (−log 0.8 − log 0.7) / 2.
+	want := (-math.Log(0.8) - math.Log(1-0.3)) / 2
+	for _, order := range []bool{false, true} {
+		a, b := fold([2]any{0.8, "pos"}), fold([2]any{0.3, "neg"})
+		if order {
+			a, b = b, a
+		}
+		require.NoError(t, a.Merge(b))
+		require.InDelta(t, want, a.Result().Value, 1e-15)
+		ab, err := a.MarshalBinary()
+		require.NoError(t, err)
+		wb, err := fold([2]any{0.3, "neg"}, [2]any{0.8, "pos"}).MarshalBinary()
+		require.NoError(t, err)
+		require.Equal(t, wb, ab)
+	}
+	for _, tc := range []struct {
+		name   string
+		a, b   core.State
+		reason string
+	}{
+		{"ids then names", fold([2]any{0.8, int64(1)}), fold([2]any{0.3, "neg"}), "mixed class ids and names"},
+		{"names then ids", fold([2]any{0.3, "neg"}), fold([2]any{0.8, int64(1)}), "mixed class ids and names"},
+		{"three names", fold([2]any{0.3, "a"}, [2]any{0.3, "b"}), fold([2]any{0.8, "c"}), "more than two class names"},
+		{"one name", fold([2]any{0.3, "a"}), fold([2]any{0.8, "a"}), "fewer than 2 classes"},
+		{"ragged", fold([2]any{0.3, "a"}), fold([2]any{[]any{0.2, 0.8}, "b"}), "ragged scores"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NoError(t, tc.a.Merge(tc.b))
+			res := tc.a.Result()
+			require.Nil(t, res.Value)
+			require.Equal(t, tc.reason, res.Reason)
+			b, err := tc.a.MarshalBinary()
+			require.NoError(t, err)
+			back, err := m.DecodeState(b)
+			require.NoError(t, err)
+			require.Equal(t, tc.reason, back.Result().Reason)
+		})
 	}
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Generate testdata/goldens/probnames.json: goldens of class NAMES as labels of the ranking
-metrics (package metrics/rank: auroc, average_precision), binary.
+"""Generate testdata/goldens/probnames.json and probnames_prob.json: goldens of class NAMES as
+labels of the ranking metrics (package metrics/rank: auroc, average_precision) and of log_loss
+(package metrics/prob), binary.
 
 Records hold one score (or a 2-element score list) and a string label. Every value is the REAL
 scikit-learn (pinned in requirements.txt) given the same string labels:
@@ -10,6 +11,8 @@ scikit-learn (pinned in requirements.txt) given the same string labels:
   - average_precision_score needs pos_label for string labels (default 1 raises: null here); a
     pos_label that is not one of two labels raises (null); with one label it scores 0.0 when
     that label is not pos_label and 1.0 when it is.
+  - log_loss reads a binary probability as that of the greater label (a 2-element list as the
+    columns of the sorted labels); one label or three labels with one probability: it raises.
 Where sklearn raises, the case checks that evalstream gives null (the Go tests check the
 reason). Labels mixing ids and names are null too (sklearn raises on mixed types).
 
@@ -24,10 +27,11 @@ import warnings
 
 import numpy as np
 import sklearn
-from sklearn.metrics import average_precision_score, roc_auc_score
+from sklearn.metrics import average_precision_score, log_loss, roc_auc_score
 
 warnings.filterwarnings("ignore")
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "probnames.json")
+OUT_PROB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "probnames_prob.json")
 
 cases = []
 seen_names = set()
@@ -144,11 +148,51 @@ add("reject-name-torchmetrics", {"type": "average_precision", "compat": "torchme
     [{"prediction": 0.2, "label": "a"}], None, reject="wrong type")
 add("reject-empty-name", {"type": "auroc"}, [{"prediction": 0.2, "label": ""}], None, reject="missing field")
 
-out = {
-    "generator": "testdata/goldens/gen_probnames.py",
-    "versions": {"scikit-learn": sklearn.__version__, "numpy": np.__version__, "python": sys.version.split()[0]},
-    "cases": cases,
-}
-with open(OUT, "w") as f:
-    json.dump(out, f, separators=(",", ":"), ensure_ascii=False)
-print(f"{len(cases)} cases -> {OUT}")
+def write(path, cs):
+    out = {
+        "generator": "testdata/goldens/gen_probnames.py",
+        "versions": {"scikit-learn": sklearn.__version__, "numpy": np.__version__, "python": sys.version.split()[0]},
+        "cases": cs,
+    }
+    with open(path, "w") as f:
+        json.dump(out, f, separators=(",", ":"), ensure_ascii=False)
+    print(f"{len(cs)} cases -> {path}")
+
+
+write(OUT, cases)
+
+# log_loss (package metrics/prob), binary: sklearn reads p as the probability of the greater
+# label in np.unique order (a 2-element list as the columns of the sorted labels).
+cases = []
+for tag, names in pools.items():
+    for n, skill, as_list in ((40, 0.3, False), (200, 0.1, True)):
+        recs = records(rng, n, names, skill, as_list)
+        y = np.asarray([r["label"] for r in recs])
+        p = np.asarray([r["prediction"] for r in recs])
+        det = {"classes": [str(x) for x in np.unique(y)]}
+        form = "list" if as_list else "score"
+        add(f"log_loss-{tag}-{form}-{n}", {"type": "log_loss"}, recs, sk(lambda: log_loss(y, p)), det)
+        add(f"log_loss-{tag}-{form}-{n}-sum", {"type": "log_loss", "normalize": False}, recs,
+            sk(lambda: log_loss(y, p, normalize=False)), det)
+        if not as_list:
+            # eps clips before sklearn's own clip; sklearn 1.9 has no eps: clip the input.
+            add(f"log_loss-{tag}-{form}-{n}-eps", {"type": "log_loss", "eps": 0.05}, recs,
+                sk(lambda: log_loss(y, np.clip(p, 0.05, 1 - 0.05))), det)
+y = np.asarray(["cat"] * 3)
+v = sk(lambda: log_loss(y, [0.1, 0.9, 0.3]))
+assert v is None
+add("log_loss-one-name", {"type": "log_loss"}, [{"prediction": x, "label": "cat"} for x in (0.1, 0.9, 0.3)], v,
+    {"classes": ["cat"]})
+v = sk(lambda: log_loss(np.asarray(["a", "b", "c"]), [0.1, 0.9, 0.3]))
+assert v is None
+add("log_loss-three-names", {"type": "log_loss"},
+    [{"prediction": x, "label": c} for x, c in ((0.1, "a"), (0.9, "b"), (0.3, "c"))], v)
+add("log_loss-mixed-ids-and-names", {"type": "log_loss"},
+    [{"prediction": 0.1, "label": 0}, {"prediction": 0.9, "label": "pos"}, {"prediction": 0.8, "label": 1}], None)
+add("reject-log_loss-name-with-multiclass", {"type": "log_loss"},
+    [{"prediction": [0.2, 0.3, 0.5], "label": "a"}], None, reject="wrong type")
+add("reject-brier-name", {"type": "brier"}, [{"prediction": 0.2, "label": "a"}], None, reject="wrong type")
+add("reject-calibration-name", {"type": "calibration_error"}, [{"prediction": 0.2, "label": "a"}], None,
+    reject="wrong type")
+write(OUT_PROB, cases)
+

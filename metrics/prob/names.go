@@ -1,0 +1,186 @@
+package prob
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/evalstream/evalstream/metrics/core"
+)
+
+// Class names as log_loss labels (binary only). scikit-learn orders string labels by code
+// point and reads a binary probability p as that of the greater of the two: a record of the
+// lesser name scores −log(1 − p), of the greater −log p. Which name is the greater is known
+// only once every record is seen, so a state keeps, per name, both sums and decides at Result;
+// merges add them by name. Entries are sorted by name, so equal states have equal bytes.
+
+// namedStateVersion is the format of a log_loss state that has seen class names; a state of
+// class ids keeps stateVersion and its bytes.
+const namedStateVersion = 2
+
+// The kinds of labels a state has seen.
+const (
+	seenIDs   uint8 = 1 << iota // a record with a class id
+	seenNames                   // a record with a class name
+	tooMany                     // a third class name
+)
+
+// nameSums holds the records of one class name.
+type nameSums struct {
+	name   string
+	n      int64
+	lo, hi core.Sum // Σ −log q with q the name's probability if it is the lesser, the greater
+}
+
+// names is the class-name part of a log_loss state. It is not safe for concurrent use.
+type names struct {
+	seen    uint8
+	entries []nameSums // sorted by name, at most 2
+}
+
+func (t *names) dropped() bool {
+	return t.seen&tooMany != 0 || t.seen&(seenIDs|seenNames) == seenIDs|seenNames
+}
+
+// note records that the state has seen k and reports whether it still counts names. A
+// state that stopped counting has no defined result whatever else it sees.
+func (t *names) note(k uint8) bool {
+	t.seen |= k
+	if t.dropped() {
+		t.entries = nil
+		return false
+	}
+	return true
+}
+
+// entry returns the sums of name, adding them when new (copying name), or nil for a third
+// name.
+func (t *names) entry(name string) *nameSums {
+	i, ok := slices.BinarySearchFunc(t.entries, name, func(e nameSums, n string) int { return strings.Compare(e.name, n) })
+	if ok {
+		return &t.entries[i]
+	}
+	if len(t.entries) >= 2 {
+		t.note(tooMany)
+		return nil
+	}
+	t.entries = slices.Insert(t.entries, i, nameSums{name: strings.Clone(name)})
+	return &t.entries[i]
+}
+
+// merge adds o's names and sums.
+func (t *names) merge(o *names) {
+	if !t.note(o.seen) {
+		return
+	}
+	for i := range o.entries {
+		oe := &o.entries[i]
+		e := t.entry(oe.name)
+		if e == nil {
+			return
+		}
+		if e == oe { // merging a state with itself: double what is read
+			lo, hi := oe.lo.Clone(), oe.hi.Clone()
+			e.n *= 2
+			e.lo.Merge(&lo)
+			e.hi.Merge(&hi)
+			continue
+		}
+		e.n += oe.n
+		e.lo.Merge(&oe.lo)
+		e.hi.Merge(&oe.hi)
+	}
+}
+
+func (t *names) encode(e *core.Encoder) {
+	e.Byte(t.seen)
+	e.Uvarint(uint64(len(t.entries)))
+	for i := range t.entries {
+		x := &t.entries[i]
+		e.String(x.name)
+		e.Varint(x.n)
+		e.Sum(&x.lo)
+		e.Sum(&x.hi)
+	}
+}
+
+func (t *names) decode(d *core.Decoder) error {
+	t.seen = d.Byte()
+	k := d.Len(4)
+	for i := 0; i < k && d.Err() == nil; i++ {
+		x := nameSums{name: d.String(), n: d.Varint()}
+		x.lo, x.hi = d.Sum(), d.Sum()
+		if d.Err() != nil {
+			break
+		}
+		if x.name == "" || !utf8.ValidString(x.name) || (i > 0 && x.name <= t.entries[i-1].name) {
+			return corrupt("log_loss: class names not distinct sorted UTF-8")
+		}
+		if x.n <= 0 {
+			return corrupt("log_loss: a class name without records")
+		}
+		t.entries = append(t.entries, x)
+	}
+	if err := d.Err(); err != nil {
+		return err
+	}
+	switch {
+	case t.seen&^(seenIDs|seenNames|tooMany) != 0 || t.seen&^seenIDs == 0:
+		return corrupt(fmt.Sprintf("log_loss: label kinds %#x", t.seen))
+	case t.dropped() && len(t.entries) != 0:
+		return corrupt("log_loss: class names in a state that no longer counts")
+	case !t.dropped() && (len(t.entries) == 0 || len(t.entries) > 2):
+		return corrupt(fmt.Sprintf("log_loss: %d class names", len(t.entries)))
+	}
+	return nil
+}
+
+// terms returns the record's −log q for its name as the lesser and as the greater class, with
+// p rounded and clipped as scikit-learn does (see LogLoss.term).
+func (m *LogLoss) terms(r *record) (lo, hi float64) {
+	var ql, qh float64
+	if r.width == 1 {
+		qh = m.clip(r.p)
+		ql = 1 - qh
+	} else {
+		ql, qh = m.clip(r.xs[0]), m.clip(r.xs[1])
+	}
+	f := func(q float64) float64 { return -math.Log(min(max(q, machineEps), 1-machineEps)) }
+	return f(ql), f(qh)
+}
+
+// namedResult is the result of a state that has seen class names.
+func (s *LogLossState) namedResult(details map[string]any) core.Result {
+	t := &s.names
+	switch {
+	case t.seen&(seenIDs|seenNames) == seenIDs|seenNames:
+		details["help"] = "some labels are class ids, others class names: give all labels in one form"
+		return core.Undefined("mixed class ids and names", details)
+	case t.seen&tooMany != 0:
+		details["help"] = "class names are binary only (a probability of the greater name, or a list of 2); scikit-learn raises: y_true and y_prob contain different number of classes"
+		return core.Undefined("more than two class names", details)
+	case s.shape.ragged:
+		return core.Undefined("ragged scores", details)
+	}
+	cls := make([]string, len(t.entries))
+	for i := range t.entries {
+		cls[i] = t.entries[i].name
+	}
+	details["classes"] = cls
+	if len(t.entries) < 2 {
+		details["help"] = fmt.Sprintf("scikit-learn raises: y_true contains only one label (%s)", cls[0])
+		return core.Undefined("fewer than 2 classes", details)
+	}
+	sum := t.entries[0].lo.Clone()
+	sum.Merge(&t.entries[1].hi)
+	v := sum.Float()
+	if s.m.normalize {
+		v /= float64(s.n)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return core.Undefined("overflow", details)
+	}
+	return core.Result{Value: v, Details: details}
+}
