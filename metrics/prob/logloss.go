@@ -167,54 +167,16 @@ func (s *LogLossState) Merge(other core.State) error {
 // MarshalBinary writes the signature, the count, the sum and the shape; with class names,
 // format version 2 and the per-name sums (states of class ids keep version 1 and its bytes).
 func (s *LogLossState) MarshalBinary() ([]byte, error) {
-	if s.names.seen == 0 {
-		return s.marshal(s.m.sig), nil
-	}
-	b := s.marshal(s.m.sig)
-	b[0] = namedStateVersion
-	var e core.Encoder
-	e.B = b
-	s.names.encode(&e)
-	return e.B, nil
+	return marshalNamed(&s.sumState, &s.names, s.m.sig), nil
 }
 
 // DecodeState reads a state written by MarshalBinary.
 func (m *LogLoss) DecodeState(b []byte) (core.State, error) {
-	if len(b) == 0 || b[0] != namedStateVersion {
-		ss, err := unmarshalSumState(b, "log_loss", m.sig)
-		if err != nil {
-			return nil, err
-		}
-		return &LogLossState{m: m, sumState: ss}, nil
-	}
-	d := core.NewDecoder(b[1:])
-	got := d.String()
-	if d.Err() == nil && got != m.sig {
-		return nil, incompatible(got, m.sig)
-	}
-	s := &LogLossState{m: m, sumState: sumState{shape: newShape()}}
-	s.n = d.Varint()
-	s.sum = d.Sum()
-	if err := s.shape.decode(d); err != nil {
+	ss, t, err := unmarshalNamed(b, "log_loss", m.sig)
+	if err != nil {
 		return nil, err
 	}
-	if err := s.names.decode(d); err != nil {
-		return nil, err
-	}
-	if err := d.Finish(); err != nil {
-		return nil, err
-	}
-	var named int64
-	for i := range s.names.entries {
-		named += s.names.entries[i].n
-	}
-	switch {
-	case s.n < 0 || named > s.n:
-		return nil, corrupt("log_loss: record counts")
-	case !s.names.dropped() && (named != s.n || !s.sum.IsZero() || s.shape.maxLabel != -1):
-		return nil, corrupt("log_loss: class ids in a state of class names")
-	}
-	return s, nil
+	return &LogLossState{m: m, sumState: ss, names: t}, nil
 }
 
 // Result is the mean (or, with normalize false, the sum) of the per-record losses.

@@ -116,10 +116,10 @@ func (t *names) decode(d *core.Decoder) error {
 			break
 		}
 		if x.name == "" || !utf8.ValidString(x.name) || (i > 0 && x.name <= t.entries[i-1].name) {
-			return corrupt("log_loss: class names not distinct sorted UTF-8")
+			return corrupt("class names not distinct sorted UTF-8")
 		}
 		if x.n <= 0 {
-			return corrupt("log_loss: a class name without records")
+			return corrupt("a class name without records")
 		}
 		t.entries = append(t.entries, x)
 	}
@@ -128,11 +128,11 @@ func (t *names) decode(d *core.Decoder) error {
 	}
 	switch {
 	case t.seen&^(seenIDs|seenNames|tooMany) != 0 || t.seen&^seenIDs == 0:
-		return corrupt(fmt.Sprintf("log_loss: label kinds %#x", t.seen))
+		return corrupt(fmt.Sprintf("label kinds %#x", t.seen))
 	case t.dropped() && len(t.entries) != 0:
-		return corrupt("log_loss: class names in a state that no longer counts")
+		return corrupt("class names in a state that no longer counts")
 	case !t.dropped() && (len(t.entries) == 0 || len(t.entries) > 2):
-		return corrupt(fmt.Sprintf("log_loss: %d class names", len(t.entries)))
+		return corrupt(fmt.Sprintf("%d class names", len(t.entries)))
 	}
 	return nil
 }
@@ -183,4 +183,56 @@ func (s *LogLossState) namedResult(details map[string]any) core.Result {
 		return core.Undefined("overflow", details)
 	}
 	return core.Result{Value: v, Details: details}
+}
+
+// marshalNamed writes a sumState (format version 1, unchanged) or, once it has seen class
+// names, format version 2: the same fields followed by the names part.
+func marshalNamed(ss *sumState, t *names, sig string) []byte {
+	b := ss.marshal(sig)
+	if t.seen == 0 {
+		return b
+	}
+	b[0] = namedStateVersion
+	e := core.Encoder{B: b}
+	t.encode(&e)
+	return e.B
+}
+
+// unmarshalNamed reads what marshalNamed wrote for the metric name with signature sig.
+func unmarshalNamed(b []byte, name, sig string) (sumState, names, error) {
+	if len(b) == 0 || b[0] != namedStateVersion {
+		ss, err := unmarshalSumState(b, name, sig)
+		return ss, names{}, err
+	}
+	d := core.NewDecoder(b[1:])
+	got := d.String()
+	if d.Err() == nil && got != sig {
+		return sumState{}, names{}, incompatible(got, sig)
+	}
+	ss := sumState{shape: newShape()}
+	ss.n = d.Varint()
+	ss.sum = d.Sum()
+	var t names
+	if err := ss.shape.decode(d); err != nil {
+		return sumState{}, names{}, err
+	}
+	if err := t.decode(d); err != nil {
+		return sumState{}, names{}, err
+	}
+	if err := d.Finish(); err != nil {
+		return sumState{}, names{}, err
+	}
+	var named int64
+	for i := range t.entries {
+		named += t.entries[i].n
+	}
+	switch {
+	case ss.n < 0 || named > ss.n || named < 0:
+		return sumState{}, names{}, corrupt(name + ": record counts")
+	case t.dropped() && (!ss.sum.IsZero() || ss.shape.maxLabel != -1):
+		return sumState{}, names{}, corrupt(name + ": sums in a state that no longer counts")
+	case !t.dropped() && (named != ss.n || !ss.sum.IsZero() || ss.shape.maxLabel != -1):
+		return sumState{}, names{}, corrupt(name + ": class ids in a state of class names")
+	}
+	return ss, t, nil
 }

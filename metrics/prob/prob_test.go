@@ -308,11 +308,19 @@ func TestDecodeState(t *testing.T) {
 	}
 }
 
-// TestLogLossOldStateDecodes decodes a state of class ids written before class names existed
+// TestLogLossOldStateDecodes decodes log_loss and brier states of class ids written before class names existed
 // (by main at 4e52c52) and re-encodes it byte for byte.
 func TestLogLossOldStateDecodes(t *testing.T) {
-	const old = "0141747970653a6c6f675f6c6f73737c636f6d7061743a736b6c6561726e7c6570733a6e6f6e657c6e6f726d616c697a653a7965737c76657273696f6e3a302e312e300c0002000000000000b03c9c357cbc09cf1840010104"
-	m := build(t, "log_loss", nil)
+	for typ, old := range map[string]string{
+		"log_loss": "0141747970653a6c6f675f6c6f73737c636f6d7061743a736b6c6561726e7c6570733a6e6f6e657c6e6f726d616c697a653a7965737c76657273696f6e3a302e312e300c0002000000000000b03c9c357cbc09cf1840010104",
+		"brier":    "0133747970653a62726965727c636f6d7061743a736b6c6561726e7c706f735f6c6162656c3a317c76657273696f6e3a302e312e300c000300000000000050395c8fc2f5285cafbcb81e85eb51b81240010104",
+	} {
+		oldStateDecodes(t, typ, old)
+	}
+}
+
+func oldStateDecodes(t *testing.T, typ, old string) {
+	m := build(t, typ, nil)
 	b, err := hex.DecodeString(old)
 	require.NoError(t, err)
 	st, err := m.DecodeState(b)
@@ -378,4 +386,30 @@ func TestLogLossNames(t *testing.T) {
 			require.Equal(t, tc.reason, back.Result().Reason)
 		})
 	}
+}
+
+func TestBrierNames(t *testing.T) {
+	m := build(t, "brier", map[string]any{"pos_label": "pos"})
+	require.Contains(t, m.Signature(), "|pos_label:pos|")
+	a, b := m.NewState(), m.NewState()
+	a.Add(ex(0.8, "pos"), 1)
+	b.Add(ex(0.3, "neg"), 1)
+	require.NoError(t, b.Merge(a))
+	// sklearn: brier_score_loss(["pos", "neg"], [0.8, 0.3], pos_label="pos") = (0.04 + 0.09) / 2.
+	require.InDelta(t, 0.065, b.Result().Value, 1e-15)
+	require.Equal(t, []string{"neg", "pos"}, b.Result().Details["classes"])
+
+	noPos := build(t, "brier", nil)
+	s := noPos.NewState()
+	s.Add(ex(0.8, "pos"), 1)
+	require.Equal(t, "pos_label needed", s.Result().Reason)
+	require.Contains(t, s.Result().Details["help"], "y_true takes value in {'pos'} and pos_label is not specified")
+
+	id := build(t, "brier", map[string]any{"pos_label": 1})
+	require.Contains(t, id.Signature(), "|pos_label:1|")
+	_, err := ctor("brier", core.NewOptions(map[string]any{"pos_label": ""}))
+	require.NoError(t, err) // the problem is in the options
+	o := core.NewOptions(map[string]any{"pos_label": ""})
+	_, _ = ctor("brier", o)
+	require.ErrorContains(t, o.Err(), "pos_label")
 }

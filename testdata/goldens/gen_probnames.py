@@ -11,6 +11,9 @@ scikit-learn (pinned in requirements.txt) given the same string labels:
   - average_precision_score needs pos_label for string labels (default 1 raises: null here); a
     pos_label that is not one of two labels raises (null); with one label it scores 0.0 when
     that label is not pos_label and 1.0 when it is.
+  - brier_score_loss with pos_label: the records of pos_label are positive, every other label
+    negative (a pos_label that is no label: all negative); without pos_label it raises; three
+    labels raise.
   - log_loss reads a binary probability as that of the greater label (a 2-element list as the
     columns of the sorted labels); one label or three labels with one probability: it raises.
 Where sklearn raises, the case checks that evalstream gives null (the Go tests check the
@@ -27,7 +30,7 @@ import warnings
 
 import numpy as np
 import sklearn
-from sklearn.metrics import average_precision_score, log_loss, roc_auc_score
+from sklearn.metrics import average_precision_score, brier_score_loss, log_loss, roc_auc_score
 
 warnings.filterwarnings("ignore")
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "probnames.json")
@@ -191,7 +194,39 @@ add("log_loss-mixed-ids-and-names", {"type": "log_loss"},
     [{"prediction": 0.1, "label": 0}, {"prediction": 0.9, "label": "pos"}, {"prediction": 0.8, "label": 1}], None)
 add("reject-log_loss-name-with-multiclass", {"type": "log_loss"},
     [{"prediction": [0.2, 0.3, 0.5], "label": "a"}], None, reject="wrong type")
-add("reject-brier-name", {"type": "brier"}, [{"prediction": 0.2, "label": "a"}], None, reject="wrong type")
+add("reject-brier-name-with-list", {"type": "brier", "pos_label": "a"}, [{"prediction": [0.2, 0.8], "label": "a"}],
+    None, reject="wrong type")
+add("reject-brier-name-pos-label-with-id", {"type": "brier", "pos_label": "a"}, [{"prediction": 0.2, "label": 1}],
+    None, reject="wrong type")
+
+# brier, binary with a float prediction: the records of pos_label are positive, every other
+# name negative (a pos_label that is no name makes all negative: sklearn does not raise).
+# (evalstream reads an integer pos_label as a class id, 0 or 1, so the digit names are left out.)
+for tag, names in pools.items():
+    if tag == "digits":
+        continue
+    recs = records(rng, 60, names, 0.2)
+    y = np.asarray([r["label"] for r in recs])
+    p = np.asarray([r["prediction"] for r in recs])
+    det = {"classes": [str(x) for x in np.unique(y)]}
+    for pos in names + ["nope"]:
+        add(f"brier-{tag}-pos-{pos}", {"type": "brier", "pos_label": pos}, recs,
+            sk(lambda: brier_score_loss(y, p, pos_label=pos)), det)
+    add(f"brier-{tag}-pos-1", {"type": "brier", "pos_label": 1}, recs,
+        sk(lambda: brier_score_loss(y, p, pos_label=1)), det)
+    v = sk(lambda: brier_score_loss(y, p))
+    assert v is None
+    add(f"brier-{tag}-no-pos-label", {"type": "brier"}, recs, v, det)
+one = [{"prediction": x, "label": "cat"} for x in (0.1, 0.9, 0.3)]
+for pos in ("cat", "dog"):
+    add(f"brier-one-name-pos-{pos}", {"type": "brier", "pos_label": pos}, one,
+        sk(lambda: brier_score_loss(np.asarray(["cat"] * 3), [0.1, 0.9, 0.3], pos_label=pos)), {"classes": ["cat"]})
+three = [{"prediction": x, "label": c} for x, c in ((0.1, "a"), (0.9, "b"), (0.3, "c"))]
+v = sk(lambda: brier_score_loss(np.asarray(["a", "b", "c"]), [0.1, 0.9, 0.3], pos_label="a"))
+assert v is None
+add("brier-three-names", {"type": "brier", "pos_label": "a"}, three, v)
+add("brier-mixed-ids-and-names", {"type": "brier", "pos_label": 1},
+    [{"prediction": 0.1, "label": 0}, {"prediction": 0.9, "label": "pos"}], None)
 add("reject-calibration-name", {"type": "calibration_error"}, [{"prediction": 0.2, "label": "a"}], None,
     reject="wrong type")
 write(OUT_PROB, cases)
