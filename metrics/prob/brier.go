@@ -75,7 +75,7 @@ func (m *Brier) Check(ex *core.Example) error {
 
 // NewState returns an empty state.
 func (m *Brier) NewState() core.State {
-	return &BrierState{m: m, sumState: sumState{shape: newShape()}}
+	return &BrierState{m: m, sumState: sumState{shape: newShape()}, names: names{max: 2}}
 }
 
 // BrierState holds the record count, the exact sum of the per-record squared errors and the
@@ -83,7 +83,7 @@ func (m *Brier) NewState() core.State {
 type BrierState struct {
 	m *Brier
 	sumState
-	names names // class names: per name, the count and the sum of its terms (in lo)
+	names names // class names: per name, the count and the sum of its terms (in cols[0])
 }
 
 // Add folds one record weight times; records Check rejects are ignored. Each difference is
@@ -105,7 +105,8 @@ func (s *BrierState) Add(ex *core.Example, weight int64) {
 		if s.names.note(seenNames) {
 			if e := s.names.entry(r.name); e != nil {
 				e.n += weight
-				addBinaryTerm(&e.lo, r.p, r.name == s.m.posName, w)
+				e.grow(1)
+				addBinaryTerm(&e.cols[0], r.p, r.name == s.m.posName, w)
 			}
 		}
 		s.dropIfMixed()
@@ -182,7 +183,7 @@ func (s *BrierState) MarshalBinary() ([]byte, error) {
 
 // DecodeState reads a state written by MarshalBinary.
 func (m *Brier) DecodeState(b []byte) (core.State, error) {
-	ss, t, err := unmarshalNamed(b, "brier", m.sig)
+	ss, t, err := unmarshalNamed(b, "brier", m.sig, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +237,9 @@ func (s *BrierState) namedResult(details map[string]any) core.Result {
 	var sum core.Sum
 	for i := range t.entries {
 		cls[i] = t.entries[i].name
-		sum.Merge(&t.entries[i].lo)
+		if len(t.entries[i].cols) > 0 {
+			sum.Merge(&t.entries[i].cols[0])
+		}
 	}
 	details["classes"] = cls
 	if !s.m.hasPosLabel {

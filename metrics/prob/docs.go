@@ -17,14 +17,14 @@ func Docs() []core.Doc {
 			Presets:   []string{"sklearn"},
 			Value: "log_loss with labels=range(C), C the largest class id + 1: the mean (normalize false: the sum) of −ln p(label), where a binary p becomes the columns [1 − p, p] and every probability is clipped to [2^-52, 1 − 2^-52] (scikit-learn ≥ 1.5); rows are not renormalised. " + shapeNote +
 				"Each term is rounded as numpy computes it and the sum is exact. Null with reason \"no records\", \"fewer than 2 classes\" (every label is 0), \"class count mismatch\" (a list of K probabilities while C != K: sklearn raises) or \"ragged scores\" (records with different numbers of probabilities). " +
-				"Class names (binary only: a probability or a list of 2): as scikit-learn, p is the probability of the greater of the two names in sorted (code point) order, a 2-element list the columns of the sorted names, whichever shard saw which name; null with \"fewer than 2 classes\" (one name: sklearn raises), \"more than two class names\" (sklearn raises), \"mixed class ids and names\"; details.classes lists the names",
+				"Class names: as scikit-learn, probability column j belongs to the j-th name in sorted (code point) order of the whole input (a binary p is the probability of the greater of two names), whichever shard saw which name; null with \"fewer than 2 classes\" (one name: sklearn raises), \"class count mismatch\" (names seen != columns: sklearn raises), \"too many class names\" (more than 256), \"mixed class ids and names\"; details.classes lists the names",
 			Options: []core.OptionDoc{
 				{Name: "eps", Default: "none", Help: "none, or a number in (0, 0.5): probabilities are first clipped to [eps, 1 − eps] (the removed eps argument of scikit-learn < 1.5), then to machine epsilon"},
 				{Name: "normalize", Default: "true", Help: "true: the mean loss per record; false: the sum"},
 			},
 			Invalid: append(append([]string(nil), commonInvalid...),
-				"label: a class name is accepted (wrong type only with a list of 3 or more probabilities: names are binary only; missing field for an empty name; invalid utf-8)"),
-			Memory: "about 400 bytes: a count, an exact sum, the prediction width and the largest class id (class names: two exact sums per name, at most two names)",
+				"label: a class name is accepted (wrong length with more than 256 probabilities; missing field for an empty name; invalid utf-8)"),
+			Memory: "about 400 bytes: a count, an exact sum, the prediction width and the largest class id (class names: one exact sum per name and column, C names × C columns, C <= 256: C² exact sums, a few MB at C = 256)",
 		},
 		{
 			Type:      "brier",

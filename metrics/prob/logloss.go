@@ -63,7 +63,7 @@ func (m *LogLoss) Check(ex *core.Example) error {
 
 // NewState returns an empty state.
 func (m *LogLoss) NewState() core.State {
-	return &LogLossState{m: m, sumState: sumState{shape: newShape()}}
+	return &LogLossState{m: m, sumState: sumState{shape: newShape()}, names: names{max: MaxNameClasses}}
 }
 
 func (m *LogLoss) clip(p float64) float64 {
@@ -116,10 +116,12 @@ func (s *LogLossState) Add(ex *core.Example, weight int64) {
 			break
 		}
 		if e := s.names.entry(r.name); e != nil {
-			lo, hi := s.m.terms(&r)
+			k := max(r.width, 2)
 			e.n += weight
-			e.lo.AddWeighted(lo, weight)
-			e.hi.AddWeighted(hi, weight)
+			e.grow(k)
+			for j := range k {
+				e.cols[j].AddWeighted(s.m.colTerm(&r, j), weight)
+			}
 		}
 	case s.names.seen != 0:
 		s.shape.addWidth(r.width)
@@ -172,7 +174,7 @@ func (s *LogLossState) MarshalBinary() ([]byte, error) {
 
 // DecodeState reads a state written by MarshalBinary.
 func (m *LogLoss) DecodeState(b []byte) (core.State, error) {
-	ss, t, err := unmarshalNamed(b, "log_loss", m.sig)
+	ss, t, err := unmarshalNamed(b, "log_loss", m.sig, MaxNameClasses)
 	if err != nil {
 		return nil, err
 	}

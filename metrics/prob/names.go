@@ -10,11 +10,12 @@ import (
 	"github.com/evalstream/evalstream/metrics/core"
 )
 
-// Class names as log_loss labels (binary only). scikit-learn orders string labels by code
-// point and reads a binary probability p as that of the greater of the two: a record of the
-// lesser name scores −log(1 − p), of the greater −log p. Which name is the greater is known
-// only once every record is seen, so a state keeps, per name, both sums and decides at Result;
-// merges add them by name. Entries are sorted by name, so equal states have equal bytes.
+// Class names as log_loss labels. scikit-learn orders string labels by code point and reads
+// probability column j as that of the j-th label (a binary p as the columns [1 − p, p]): a
+// record of the name at sorted position j scores −log p_j. That position is known only once
+// every record is seen, so a state keeps, per name, one exact sum per column and picks column
+// position(name) at Result; merges add them by name. Entries are sorted by name, so equal
+// states have equal bytes. brier keeps its one sum per name in column 0.
 
 // namedStateVersion is the format of a log_loss state that has seen class names; a state of
 // class ids keeps stateVersion and its bytes.
@@ -24,20 +25,33 @@ const namedStateVersion = 2
 const (
 	seenIDs   uint8 = 1 << iota // a record with a class id
 	seenNames                   // a record with a class name
-	tooMany                     // a third class name
+	tooMany                     // more class names than the state keeps
 )
 
 // nameSums holds the records of one class name.
 type nameSums struct {
-	name   string
-	n      int64
-	lo, hi core.Sum // Σ −log q with q the name's probability if it is the lesser, the greater
+	name string
+	n    int64
+	cols []core.Sum // log_loss: Σ −log p_j per column j; brier: the sum in cols[0]
 }
 
-// names is the class-name part of a log_loss state. It is not safe for concurrent use.
+// MaxNameClasses bounds the class names of a log_loss state (and the width of a probability
+// list with a class-name label): a state keeps names × columns exact sums.
+const MaxNameClasses = 256
+
+// names is the class-name part of a log_loss or brier state. It is not safe for concurrent
+// use.
 type names struct {
 	seen    uint8
-	entries []nameSums // sorted by name, at most 2
+	max     int        // the most names kept; more is tooMany
+	entries []nameSums // sorted by name
+}
+
+// grow makes e hold at least k columns.
+func (e *nameSums) grow(k int) {
+	for len(e.cols) < k {
+		e.cols = append(e.cols, core.Sum{})
+	}
 }
 
 func (t *names) dropped() bool {
@@ -62,7 +76,7 @@ func (t *names) entry(name string) *nameSums {
 	if ok {
 		return &t.entries[i]
 	}
-	if len(t.entries) >= 2 {
+	if len(t.entries) >= t.max {
 		t.note(tooMany)
 		return nil
 	}
@@ -82,15 +96,18 @@ func (t *names) merge(o *names) {
 			return
 		}
 		if e == oe { // merging a state with itself: double what is read
-			lo, hi := oe.lo.Clone(), oe.hi.Clone()
 			e.n *= 2
-			e.lo.Merge(&lo)
-			e.hi.Merge(&hi)
+			for j := range e.cols {
+				c := e.cols[j].Clone()
+				e.cols[j].Merge(&c)
+			}
 			continue
 		}
 		e.n += oe.n
-		e.lo.Merge(&oe.lo)
-		e.hi.Merge(&oe.hi)
+		e.grow(len(oe.cols))
+		for j := range oe.cols {
+			e.cols[j].Merge(&oe.cols[j])
+		}
 	}
 }
 
@@ -101,17 +118,26 @@ func (t *names) encode(e *core.Encoder) {
 		x := &t.entries[i]
 		e.String(x.name)
 		e.Varint(x.n)
-		e.Sum(&x.lo)
-		e.Sum(&x.hi)
+		e.Uvarint(uint64(len(x.cols)))
+		for j := range x.cols {
+			e.Sum(&x.cols[j])
+		}
 	}
 }
 
-func (t *names) decode(d *core.Decoder) error {
+func (t *names) decode(d *core.Decoder, max int) error {
+	t.max = max
 	t.seen = d.Byte()
 	k := d.Len(4)
 	for i := 0; i < k && d.Err() == nil; i++ {
 		x := nameSums{name: d.String(), n: d.Varint()}
-		x.lo, x.hi = d.Sum(), d.Sum()
+		nc := d.Len(1)
+		if d.Err() == nil && nc > MaxNameClasses {
+			return corrupt(fmt.Sprintf("%d columns", nc))
+		}
+		for j := 0; j < nc && d.Err() == nil; j++ {
+			x.cols = append(x.cols, d.Sum())
+		}
 		if d.Err() != nil {
 			break
 		}
@@ -131,24 +157,25 @@ func (t *names) decode(d *core.Decoder) error {
 		return corrupt(fmt.Sprintf("label kinds %#x", t.seen))
 	case t.dropped() && len(t.entries) != 0:
 		return corrupt("class names in a state that no longer counts")
-	case !t.dropped() && (len(t.entries) == 0 || len(t.entries) > 2):
+	case !t.dropped() && (len(t.entries) == 0 || len(t.entries) > t.max):
 		return corrupt(fmt.Sprintf("%d class names", len(t.entries)))
 	}
 	return nil
 }
 
-// terms returns the record's −log q for its name as the lesser and as the greater class, with
-// p rounded and clipped as scikit-learn does (see LogLoss.term).
-func (m *LogLoss) terms(r *record) (lo, hi float64) {
-	var ql, qh float64
+// colTerm returns the record's −log p_j, with p rounded and clipped as scikit-learn does (see
+// LogLoss.term); a binary p is the columns [1 − p, p].
+func (m *LogLoss) colTerm(r *record, j int) float64 {
+	var q float64
 	if r.width == 1 {
-		qh = m.clip(r.p)
-		ql = 1 - qh
+		q = m.clip(r.p)
+		if j == 0 {
+			q = 1 - q
+		}
 	} else {
-		ql, qh = m.clip(r.xs[0]), m.clip(r.xs[1])
+		q = m.clip(r.xs[j])
 	}
-	f := func(q float64) float64 { return -math.Log(min(max(q, machineEps), 1-machineEps)) }
-	return f(ql), f(qh)
+	return -math.Log(min(max(q, machineEps), 1-machineEps))
 }
 
 // namedResult is the result of a state that has seen class names.
@@ -159,8 +186,8 @@ func (s *LogLossState) namedResult(details map[string]any) core.Result {
 		details["help"] = "some labels are class ids, others class names: give all labels in one form"
 		return core.Undefined("mixed class ids and names", details)
 	case t.seen&tooMany != 0:
-		details["help"] = "class names are binary only (a probability of the greater name, or a list of 2); scikit-learn raises: y_true and y_prob contain different number of classes"
-		return core.Undefined("more than two class names", details)
+		details["help"] = fmt.Sprintf("more than %d distinct class names: is the label field free text?", t.max)
+		return core.Undefined("too many class names", details)
 	case s.shape.ragged:
 		return core.Undefined("ragged scores", details)
 	}
@@ -173,8 +200,18 @@ func (s *LogLossState) namedResult(details map[string]any) core.Result {
 		details["help"] = fmt.Sprintf("scikit-learn raises: y_true contains only one label (%s)", cls[0])
 		return core.Undefined("fewer than 2 classes", details)
 	}
-	sum := t.entries[0].lo.Clone()
-	sum.Merge(&t.entries[1].hi)
+	c := max(s.shape.width, 2)
+	if len(t.entries) != c {
+		details["columns"] = c
+		details["help"] = fmt.Sprintf("scikit-learn raises: y_true and y_prob contain different number of classes: %d vs %d", len(t.entries), c)
+		return core.Undefined("class count mismatch", details)
+	}
+	var sum core.Sum
+	for i := range t.entries {
+		if i < len(t.entries[i].cols) {
+			sum.Merge(&t.entries[i].cols[i])
+		}
+	}
 	v := sum.Float()
 	if s.m.normalize {
 		v /= float64(s.n)
@@ -199,10 +236,10 @@ func marshalNamed(ss *sumState, t *names, sig string) []byte {
 }
 
 // unmarshalNamed reads what marshalNamed wrote for the metric name with signature sig.
-func unmarshalNamed(b []byte, name, sig string) (sumState, names, error) {
+func unmarshalNamed(b []byte, name, sig string, maxNames int) (sumState, names, error) {
 	if len(b) == 0 || b[0] != namedStateVersion {
 		ss, err := unmarshalSumState(b, name, sig)
-		return ss, names{}, err
+		return ss, names{max: maxNames}, err
 	}
 	d := core.NewDecoder(b[1:])
 	got := d.String()
@@ -216,7 +253,7 @@ func unmarshalNamed(b []byte, name, sig string) (sumState, names, error) {
 	if err := ss.shape.decode(d); err != nil {
 		return sumState{}, names{}, err
 	}
-	if err := t.decode(d); err != nil {
+	if err := t.decode(d, maxNames); err != nil {
 		return sumState{}, names{}, err
 	}
 	if err := d.Finish(); err != nil {

@@ -126,8 +126,8 @@ func readNamed(ex *core.Example, names bool) (record, error) {
 			return r, core.Reject("missing field", "label", "empty class name")
 		case !utf8.ValidString(l.Str):
 			return r, core.Reject("invalid utf-8", "label", "the class name is not valid UTF-8")
-		case r.width > 2:
-			return r, core.Reject("wrong type", "label", "class name %q with %d probabilities: class names need a binary prediction (one probability or a list of 2); multiclass lists take class ids 0..C-1", l.Str, r.width)
+		case r.width > MaxNameClasses:
+			return r, core.Reject("wrong length", "prediction", "%d probabilities with a class name: at most %d classes by name", r.width, MaxNameClasses)
 		}
 		r.name, r.named = l.Str, true
 		return r, nil

@@ -2,6 +2,7 @@ package prob
 
 import (
 	"encoding/hex"
+	"fmt"
 	"math"
 	"testing"
 
@@ -370,7 +371,7 @@ func TestLogLossNames(t *testing.T) {
 	}{
 		{"ids then names", fold([2]any{0.8, int64(1)}), fold([2]any{0.3, "neg"}), "mixed class ids and names"},
 		{"names then ids", fold([2]any{0.3, "neg"}), fold([2]any{0.8, int64(1)}), "mixed class ids and names"},
-		{"three names", fold([2]any{0.3, "a"}, [2]any{0.3, "b"}), fold([2]any{0.8, "c"}), "more than two class names"},
+		{"three names, binary", fold([2]any{0.3, "a"}, [2]any{0.3, "b"}), fold([2]any{0.8, "c"}), "class count mismatch"},
 		{"one name", fold([2]any{0.3, "a"}), fold([2]any{0.8, "a"}), "fewer than 2 classes"},
 		{"ragged", fold([2]any{0.3, "a"}), fold([2]any{[]any{0.2, 0.8}, "b"}), "ragged scores"},
 	} {
@@ -412,4 +413,29 @@ func TestBrierNames(t *testing.T) {
 	o := core.NewOptions(map[string]any{"pos_label": ""})
 	_, _ = ctor("brier", o)
 	require.ErrorContains(t, o.Err(), "pos_label")
+}
+
+func TestLogLossTooManyNames(t *testing.T) {
+	m := build(t, "log_loss", nil)
+	s := m.NewState()
+	for i := range MaxNameClasses + 1 {
+		s.Add(ex(0.5, fmt.Sprintf("c%03d", i)), 1)
+	}
+	res := s.Result()
+	require.Nil(t, res.Value)
+	require.Equal(t, "too many class names", res.Reason)
+	b, err := s.MarshalBinary()
+	require.NoError(t, err)
+	back, err := m.DecodeState(b)
+	require.NoError(t, err)
+	require.Equal(t, "too many class names", back.Result().Reason)
+
+	wide := make([]any, MaxNameClasses+1)
+	for i := range wide {
+		wide[i] = 1.0 / float64(len(wide))
+	}
+	err = m.Check(ex(wide, "a"))
+	var re *core.RecordError
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, "wrong length", re.Reason)
 }

@@ -14,8 +14,8 @@ scikit-learn (pinned in requirements.txt) given the same string labels:
   - brier_score_loss with pos_label: the records of pos_label are positive, every other label
     negative (a pos_label that is no label: all negative); without pos_label it raises; three
     labels raise.
-  - log_loss reads a binary probability as that of the greater label (a 2-element list as the
-    columns of the sorted labels); one label or three labels with one probability: it raises.
+  - log_loss reads probability column j as that of the j-th sorted label (a binary p as that
+    of the greater label); one label, or a label count other than the column count: it raises.
 Where sklearn raises, the case checks that evalstream gives null (the Go tests check the
 reason). Labels mixing ids and names are null too (sklearn raises on mixed types).
 
@@ -192,8 +192,32 @@ add("log_loss-three-names", {"type": "log_loss"},
     [{"prediction": x, "label": c} for x, c in ((0.1, "a"), (0.9, "b"), (0.3, "c"))], v)
 add("log_loss-mixed-ids-and-names", {"type": "log_loss"},
     [{"prediction": 0.1, "label": 0}, {"prediction": 0.9, "label": "pos"}, {"prediction": 0.8, "label": 1}], None)
-add("reject-log_loss-name-with-multiclass", {"type": "log_loss"},
-    [{"prediction": [0.2, 0.3, 0.5], "label": "a"}], None, reject="wrong type")
+# Multiclass: column j is the j-th sorted name of the whole input.
+def mc_records(rng, n, names, k):
+    out = []
+    for _ in range(n):
+        w = [rng.randint(1, 9) for _ in range(k)]
+        t = sum(w)
+        out.append({"prediction": [x / t for x in w], "label": rng.choice(names)})
+    return out
+
+
+for tag, names in (("abc", ["c", "a", "b"]), ("animals", ["dog", "cat", "émeu", "Zebra"]),
+                   ("digits", ["10", "9", "2"])):
+    recs = mc_records(rng, 80, names, len(names))
+    y = np.asarray([r["label"] for r in recs])
+    p = np.asarray([r["prediction"] for r in recs])
+    det = {"classes": [str(x) for x in np.unique(y)]}
+    add(f"log_loss-mc-{tag}", {"type": "log_loss"}, recs, sk(lambda: log_loss(y, p)), det)
+    add(f"log_loss-mc-{tag}-sum", {"type": "log_loss", "normalize": False}, recs,
+        sk(lambda: log_loss(y, p, normalize=False)), det)
+    add(f"log_loss-mc-{tag}-eps", {"type": "log_loss", "eps": 0.1}, recs,
+        sk(lambda: log_loss(y, np.clip(p, 0.1, 1 - 0.1))), det)
+# Fewer names than columns: sklearn raises (null here).
+recs = [{"prediction": [0.2, 0.3, 0.5], "label": c} for c in ("a", "b", "a")]
+v = sk(lambda: log_loss(np.asarray(["a", "b", "a"]), [[0.2, 0.3, 0.5]] * 3))
+assert v is None
+add("log_loss-mc-fewer-names-than-columns", {"type": "log_loss"}, recs, v)
 add("reject-brier-name-with-list", {"type": "brier", "pos_label": "a"}, [{"prediction": [0.2, 0.8], "label": "a"}],
     None, reject="wrong type")
 add("reject-brier-name-pos-label-with-id", {"type": "brier", "pos_label": "a"}, [{"prediction": 0.2, "label": 1}],
