@@ -36,6 +36,12 @@ func FuzzDecodeState(f *testing.F) {
 		}
 		b, _ = named.MarshalBinary()
 		f.Add(b)
+		mc := m.NewState()
+		for i, e := range []core.Example{ex([]any{0.2, 0.3, 0.5}, "b"), ex([]any{0.6, 0.3, 0.1}, "c"), ex([]any{0.1, 0.1, 0.8}, "a")} {
+			mc.Add(&e, int64(i+1))
+		}
+		b, _ = mc.MarshalBinary()
+		f.Add(b)
 		e := ex(0.2, int64(1))
 		named.Add(&e, 1) // mixed: the counts are dropped
 		b, _ = named.MarshalBinary()

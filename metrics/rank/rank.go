@@ -217,7 +217,7 @@ func linspace32(n int) []float64 {
 	return out
 }
 
-// Roles lists prediction (scores) and label (class id or, binary, class name).
+// Roles lists prediction (scores) and label (class id or class name).
 func (m *Metric) Roles() []core.Role { return roles }
 
 // Signature identifies the metric and every resolved option.
@@ -329,8 +329,6 @@ func (m *Metric) decode(ex *core.Example, s *sample) error {
 			return core.Reject("invalid utf-8", "label", "the class name is not valid UTF-8")
 		case m.compat == compatTorchmetrics:
 			return core.Reject("wrong type", "label", "class name %q: compat torchmetrics takes integer class ids only", lv.Str)
-		case s.width != 2:
-			return core.Reject("wrong type", "label", "class name %q with %d scores: class names need a binary score (one number or a 2-element list); multiclass score lists take class ids 0..C-1", lv.Str, s.width)
 		}
 		s.name, s.named = lv.Str, true
 		return nil

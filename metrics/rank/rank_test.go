@@ -91,7 +91,7 @@ func TestRejections(t *testing.T) {
 		{sk, "x", int64(1), "wrong type"},
 		{sk, 0.3, "1", ""}, // a class name
 		{sk, []any{0.4, 0.6}, "neg", ""},
-		{sk, []any{0.2, 0.3, 0.5}, "a", "wrong type"}, // names are binary only
+		{sk, []any{0.2, 0.3, 0.5}, "a", ""}, // column j is the j-th sorted name
 		{tm, 0.3, "a", "wrong type"},
 		{sk, 0.3, "", "missing field"},
 		{sk, 0.3, "\xff", "invalid utf-8"},

@@ -342,13 +342,18 @@ func (s *State) Result() core.Result {
 	case s.seen&(seenIDs|seenNames) == seenIDs|seenNames:
 		return core.Undefined("mixed class ids and names", map[string]any{
 			"help": "some labels are class ids, others class names: give all labels in one form"})
-	case s.seen&tooMany != 0:
+	case s.seen&tooMany != 0 && (len(s.tables) == 0 || s.tables[0].width == 2):
 		why := "roc_auc_score raises for more than two labels with one score per record: multi_class must be in ('ovo', 'ovr')"
 		if m.kind == kAP {
 			why = "average_precision_score raises for more than two labels: Parameter pos_label is fixed to 1 for multiclass y_true"
 		}
 		return core.Undefined("more than two class names", map[string]any{
-			"help": "class names are binary only (one score per record, for the positive class); scikit-learn: " + why})
+			"help": "one score per record (or a list of 2) is binary: at most two class names; scikit-learn: " + why})
+	case s.seen&tooMany != 0 && len(s.tables) > 1:
+		return core.Undefined("ragged scores", nil)
+	case s.seen&tooMany != 0:
+		return core.Undefined("class count mismatch", map[string]any{"columns": s.tables[0].width,
+			"help": "more class names than score columns; scikit-learn raises: Number of classes in y_true not equal to the number of columns in 'y_score'"})
 	}
 	if len(s.tables) == 0 {
 		return core.Undefined("no records", nil)
@@ -403,6 +408,11 @@ func (s *State) Result() core.Result {
 	if m.hasPos && m.posLabel != "1" {
 		return core.Undefined("pos_label with multiclass scores", map[string]any{
 			"help": "average_precision_score raises: Parameter pos_label is fixed to 1 for multiclass y_true. Do not set pos_label or set pos_label to 1."})
+	}
+	if s.names != nil && len(s.names) != t.width {
+		details["columns"] = t.width
+		details["help"] = "fewer class names than score columns; scikit-learn raises: Number of classes in y_true not equal to the number of columns in 'y_score'"
+		return core.Undefined("class count mismatch", details)
 	}
 	return m.multiclass(t, totals, details)
 }

@@ -58,11 +58,13 @@ func (m *Metric) bucket(x float64) int {
 // width seen (more than one is a ragged input, reported by Result). Exact counts are int64,
 // so merging is exact and order-independent. A State is not safe for concurrent use.
 //
-// Class names: a state numbers the (at most two) names it has seen by their sorted (byte,
-// hence code point) order, label 0 the lesser, so the labels mean the same in every state
-// and merges and bytes do not depend on which shard saw which name first. A state that has
-// seen both ids and names, or a third name, has no defined result whatever else it sees: it
-// drops its counts and keeps only the flags, which are unions over records.
+// Class names: a state numbers the names it has seen by their sorted (byte, hence code
+// point) order, so label j is the j-th name, the meaning scikit-learn gives score column j,
+// the same in every state: merges and bytes do not depend on which shard saw which name
+// first. A new name shifts the labels after it (at most C times per state). A state that has
+// seen both ids and names, or more names than the narrowest score list has columns (binary:
+// a third name), has no defined result whatever else it sees: it drops its counts and names,
+// keeping the flags and the table widths, which are unions over records.
 type State struct {
 	m      *Metric
 	tables []*table // sorted by width
@@ -74,51 +76,81 @@ type State struct {
 const (
 	seenIDs   uint8 = 1 << iota // a record with a class id
 	seenNames                   // a record with a class name
-	tooMany                     // a third class name
+	tooMany                     // more names than the narrowest table has columns
 )
 
 // note records that the state has seen k and reports whether it still counts.
 func (s *State) note(k uint8) bool {
 	s.seen |= k
 	if s.dropped() {
-		s.tables, s.names = nil, nil
+		if s.names != nil || s.counts() {
+			for i, t := range s.tables {
+				s.tables[i] = s.m.newTable(t.width)
+			}
+		}
+		s.names = nil
 		return false
 	}
 	return true
+}
+
+// counts reports whether any table holds a count (or a pending record).
+func (s *State) counts() bool {
+	for _, t := range s.tables {
+		for c := range t.cols {
+			if len(t.cols[c].keys) > 0 || len(t.cols[c].pend) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (s *State) dropped() bool {
 	return s.seen&tooMany != 0 || s.seen&(seenIDs|seenNames) == seenIDs|seenNames
 }
 
+// fits notes tooMany when the names outnumber the columns of a table, and reports whether
+// the state still counts.
+func (s *State) fits() bool {
+	if s.dropped() {
+		return false
+	}
+	if len(s.tables) > 0 && len(s.names) > s.tables[0].width {
+		return s.note(tooMany)
+	}
+	return true
+}
+
 // nameLabel returns the label of name, adding it when new. It reports false (and drops the
-// counts) when name is a third name.
+// counts) when the names would outnumber the columns of a table.
 func (s *State) nameLabel(name string) (int, bool) {
 	i, ok := slices.BinarySearch(s.names, name)
 	if ok {
 		return i, true
 	}
-	if len(s.names) >= 2 {
+	if len(s.names) >= MaxClasses || (len(s.tables) > 0 && len(s.names) >= s.tables[0].width) {
 		s.note(tooMany)
 		return 0, false
 	}
 	s.names = slices.Insert(s.names, i, strings.Clone(name))
-	if i == 0 && len(s.names) == 2 {
-		// The name seen so far moves from label 0 to label 1 (label 1 had no records).
+	if i < len(s.names)-1 {
 		for _, t := range s.tables {
-			t.swapBinary()
+			t.shiftLabels(i)
 		}
 	}
 	return i, true
 }
 
-// swapBinary exchanges labels 0 and 1 of a width-2 exact table.
-func (t *table) swapBinary() {
+// shiftLabels moves the counts of labels i.. one label up (the last label has no records).
+func (t *table) shiftLabels(i int) {
 	for c := range t.cols {
 		col := &t.cols[c]
 		col.compact(t.nlab)
-		for i := 0; i+1 < len(col.counts); i += 2 {
-			col.counts[i], col.counts[i+1] = col.counts[i+1], col.counts[i]
+		for r := 0; r < len(col.counts); r += t.nlab {
+			row := col.counts[r : r+t.nlab]
+			copy(row[i+1:], row[i:t.nlab-1])
+			row[i] = 0
 		}
 	}
 }
@@ -139,8 +171,9 @@ func (s *State) Add(ex *core.Example, weight int64) {
 	if weight <= 0 || s.m.decode(ex, &smp) != nil {
 		return
 	}
+	t := s.table(smp.width)
 	if smp.named {
-		if !s.note(seenNames) {
+		if !s.note(seenNames) || !s.fits() {
 			return
 		}
 		l, ok := s.nameLabel(smp.name)
@@ -151,7 +184,6 @@ func (s *State) Add(ex *core.Example, weight int64) {
 	} else if !s.note(seenIDs) {
 		return
 	}
-	t := s.table(smp.width)
 	for c := range t.cols {
 		x := smp.score(c)
 		col := &t.cols[c]
@@ -169,17 +201,30 @@ func (s *State) Merge(other core.State) error {
 	if !ok || o.m.sig != s.m.sig {
 		return core.Incompatible(s, other)
 	}
-	if !s.note(o.seen) {
+	for _, ot := range o.tables {
+		s.table(ot.width)
+	}
+	if !s.note(o.seen) || !s.fits() {
 		return nil
 	}
 	var perm []int // o's label → s's label; nil: the same
-	for i, n := range o.names {
+	names := o.names
+	if o == s {
+		names = nil
+	}
+	for i, n := range names {
 		l, ok := s.nameLabel(n)
 		if !ok {
 			return nil
 		}
-		if l != i {
-			perm = []int{1, 0} // o saw one name, which is s's label 1
+		if l != i && perm == nil {
+			perm = make([]int, len(names))
+			for j := range perm {
+				perm[j] = j
+			}
+		}
+		if perm != nil {
+			perm[i] = l
 		}
 	}
 	for _, ot := range o.tables {
@@ -269,22 +314,19 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 				return nil, corrupt("label kinds %#x", s.seen)
 			case s.dropped() && len(s.names) != 0:
 				return nil, corrupt("class names in a state that no longer counts")
-			case !s.dropped() && (len(s.names) == 0 || len(s.names) > 2):
+			case !s.dropped() && (len(s.names) == 0 || len(s.names) > MaxClasses):
 				return nil, corrupt("%d class names", len(s.names))
 			}
 		}
 	}
 	nt := d.Len(2)
-	if d.Err() == nil && version == namedStateVersion && (nt > 1 || (s.dropped() && nt != 0)) {
-		return nil, corrupt("%d tables in a state of class names", nt)
-	}
 	prev := 0
 	for k := 0; k < nt && d.Err() == nil; k++ {
 		w := int(d.Uvarint())
 		if d.Err() != nil {
 			break
 		}
-		if w < 2 || w > MaxClasses || w <= prev || (version == namedStateVersion && w != 2) {
+		if w < 2 || w > MaxClasses || w <= prev {
 			return nil, corrupt("table width %d", w)
 		}
 		prev = w
@@ -337,8 +379,17 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	if err := d.Finish(); err != nil {
 		return nil, err
 	}
-	if len(s.names) == 1 && len(s.tables) == 1 && labelTotals(s.tables[0])[1] != 0 {
-		return nil, corrupt("records of a second class with one class name")
+	if version == namedStateVersion {
+		if !s.dropped() && len(s.tables) > 0 && len(s.names) > s.tables[0].width {
+			return nil, corrupt("%d class names with %d columns", len(s.names), s.tables[0].width)
+		}
+		for _, t := range s.tables {
+			for l, n := range labelTotals(t) {
+				if n != 0 && l >= len(s.names) {
+					return nil, corrupt("records of label %d with %d class names", l, len(s.names))
+				}
+			}
+		}
 	}
 	return s, nil
 }

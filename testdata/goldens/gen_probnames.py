@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate testdata/goldens/probnames.json and probnames_prob.json: goldens of class NAMES as
-labels of the ranking metrics (package metrics/rank: auroc, average_precision) and of log_loss
-(package metrics/prob), binary.
+labels of the ranking metrics (package metrics/rank: auroc, average_precision; binary and multiclass, where score
+column j belongs to the j-th sorted name) and of log_loss and brier (package metrics/prob).
 
 Records hold one score (or a 2-element score list) and a string label. Every value is the REAL
 scikit-learn (pinned in requirements.txt) given the same string labels:
@@ -145,8 +145,41 @@ except (ValueError, TypeError):
 add("auroc-mixed-ids-and-names", {"type": "auroc"}, mixed, None)
 
 # Rejected records: names are binary only, and compat torchmetrics takes ids only.
-add("reject-name-with-multiclass-scores", {"type": "auroc"},
-    [{"prediction": [0.2, 0.3, 0.5], "label": "a"}], None, reject="wrong type")
+
+# Multiclass: score column j belongs to the j-th sorted name of the whole input.
+def mc_rank_records(rng, n, names):
+    out = []
+    for _ in range(n):
+        w = [rng.randint(1, 6) for _ in names]
+        t = sum(w)
+        out.append({"prediction": [x / t for x in w], "label": rng.choice(names)})
+    return out
+
+
+for tag, names in (("abc", ["c", "a", "b"]), ("animals", ["dog", "cat", "émeu", "Zebra"])):
+    recs = mc_rank_records(rng, 90, names)
+    y = np.asarray([r["label"] for r in recs])
+    p = np.asarray([r["prediction"] for r in recs])
+    det = {"classes": [str(x) for x in np.unique(y)]}
+    for mc in ("ovr", "ovo"):
+        for avg in ("macro", "weighted", "none"):
+            if mc == "ovo" and avg == "none":
+                continue
+            v = sk(lambda: roc_auc_score(y, p, multi_class=mc, average=None if avg == "none" else avg)) \
+                if avg != "none" else [float(x) for x in roc_auc_score(y, p, multi_class=mc, average=None)]
+            add(f"auroc-mc-{tag}-{mc}-{avg}", {"type": "auroc", "multi_class": mc, "average": avg}, recs, v, det)
+    for avg in ("macro", "weighted", "none"):
+        v = sk(lambda: average_precision_score(y, p, average=avg)) if avg != "none" else \
+            [float(x) for x in average_precision_score(y, p, average=None)]
+        add(f"ap-mc-{tag}-{avg}", {"type": "average_precision", "average": avg}, recs, v, det)
+few = [{"prediction": [0.2, 0.3, 0.5], "label": c} for c in ("a", "b", "a")]
+v = sk(lambda: roc_auc_score(np.asarray(["a", "b", "a"]), [[0.2, 0.3, 0.5]] * 3, multi_class="ovr"))
+assert v is None
+add("auroc-mc-fewer-names-than-columns", {"type": "auroc"}, few, v)
+many = [{"prediction": [0.2, 0.3, 0.5], "label": c} for c in ("a", "b", "c", "d")]
+v = sk(lambda: roc_auc_score(np.asarray(["a", "b", "c", "d"]), [[0.2, 0.3, 0.5]] * 4, multi_class="ovr"))
+assert v is None
+add("auroc-mc-more-names-than-columns", {"type": "auroc"}, many, v)
 add("reject-name-torchmetrics", {"type": "average_precision", "compat": "torchmetrics"},
     [{"prediction": 0.2, "label": "a"}], None, reject="wrong type")
 add("reject-empty-name", {"type": "auroc"}, [{"prediction": 0.2, "label": ""}], None, reject="missing field")
