@@ -53,9 +53,6 @@ func (m *Brier) Signature() string { return m.sig }
 
 func (m *Brier) read(ex *core.Example) (record, error) {
 	r, err := readNamed(ex, true)
-	if err == nil && r.named && r.width != 1 {
-		return r, core.Reject("wrong type", "label", "class name %q with a list of %d probabilities: brier takes class names with a float prediction (the probability of pos_label)", r.name, r.width)
-	}
 	if err == nil && !r.named && m.posLabel < 0 {
 		return r, core.Reject("wrong type", "label", "class id %d: pos_label %q is a class name, so labels must be class names", r.label, m.posName)
 	}
@@ -75,7 +72,7 @@ func (m *Brier) Check(ex *core.Example) error {
 
 // NewState returns an empty state.
 func (m *Brier) NewState() core.State {
-	return &BrierState{m: m, sumState: sumState{shape: newShape()}, names: names{max: 2}}
+	return &BrierState{m: m, sumState: sumState{shape: newShape()}, names: names{max: MaxNameClasses}}
 }
 
 // BrierState holds the record count, the exact sum of the per-record squared errors and the
@@ -83,7 +80,7 @@ func (m *Brier) NewState() core.State {
 type BrierState struct {
 	m *Brier
 	sumState
-	names names // class names: per name, the count and the sum of its terms (in cols[0])
+	names names // class names: per name, the count and the sums of addListTerms (a float prediction: its terms in cols[0])
 }
 
 // Add folds one record weight times; records Check rejects are ignored. Each difference is
@@ -105,8 +102,12 @@ func (s *BrierState) Add(ex *core.Example, weight int64) {
 		if s.names.note(seenNames) {
 			if e := s.names.entry(r.name); e != nil {
 				e.n += weight
-				e.grow(1)
-				addBinaryTerm(&e.cols[0], r.p, r.name == s.m.posName, w)
+				if r.width == 1 {
+					e.grow(1)
+					addBinaryTerm(&e.cols[0], r.p, r.name == s.m.posName, w)
+				} else {
+					addListTerms(e, r.xs, w)
+				}
 			}
 		}
 		s.dropIfMixed()
@@ -183,7 +184,7 @@ func (s *BrierState) MarshalBinary() ([]byte, error) {
 
 // DecodeState reads a state written by MarshalBinary.
 func (m *Brier) DecodeState(b []byte) (core.State, error) {
-	ss, t, err := unmarshalNamed(b, "brier", m.sig, 2)
+	ss, t, err := unmarshalNamed(b, "brier", m.sig, MaxNameClasses)
 	if err != nil {
 		return nil, err
 	}
@@ -228,25 +229,54 @@ func (s *BrierState) namedResult(details map[string]any) core.Result {
 		details["help"] = "some labels are class ids, others class names: give all labels in one form"
 		return core.Undefined("mixed class ids and names", details)
 	case t.seen&tooMany != 0:
-		details["help"] = "class names are binary only; scikit-learn raises: The type of the target inferred from y_true is multiclass but should be binary according to the shape of y_prob."
-		return core.Undefined("more than two class names", details)
+		details["help"] = fmt.Sprintf("more than %d distinct class names: is the label field free text?", t.max)
+		return core.Undefined("too many class names", details)
 	case s.shape.ragged:
 		return core.Undefined("ragged scores", details)
+	case s.shape.width == 1 && len(t.entries) > 2:
+		details["help"] = "a float prediction is binary: at most two class names; scikit-learn raises: The type of the target inferred from y_true is multiclass but should be binary according to the shape of y_prob."
+		return core.Undefined("more than two class names", details)
 	}
 	cls := make([]string, len(t.entries))
-	var sum core.Sum
 	for i := range t.entries {
 		cls[i] = t.entries[i].name
-		if len(t.entries[i].cols) > 0 {
-			sum.Merge(&t.entries[i].cols[0])
-		}
 	}
 	details["classes"] = cls
-	if !s.m.hasPosLabel {
-		details["help"] = fmt.Sprintf("labels are class names: set the option pos_label (scikit-learn raises: y_true takes value in %s and pos_label is not specified)", pySet(cls))
-		return core.Undefined("pos_label needed", details)
+	var sum core.Sum
+	if s.shape.width == 1 {
+		if !s.m.hasPosLabel {
+			details["help"] = fmt.Sprintf("labels are class names: set the option pos_label (scikit-learn raises: y_true takes value in %s and pos_label is not specified)", pySet(cls))
+			return core.Undefined("pos_label needed", details)
+		}
+		for i := range t.entries {
+			if len(t.entries[i].cols) > 0 {
+				sum.Merge(&t.entries[i].cols[0])
+			}
+		}
+	} else {
+		switch {
+		case len(t.entries) < 2:
+			details["help"] = fmt.Sprintf("scikit-learn raises: y_true contains only one label (%s)", cls[0])
+			return core.Undefined("fewer than 2 classes", details)
+		case len(t.entries) != s.shape.width:
+			details["columns"] = s.shape.width
+			details["help"] = fmt.Sprintf("scikit-learn raises: y_true and y_prob contain different number of classes: %d vs %d", len(t.entries), s.shape.width)
+			return core.Undefined("class count mismatch", details)
+		}
+		// The name at sorted position i is the one-hot column i: its records' terms are the
+		// base sum plus column i's correction.
+		for i := range t.entries {
+			e := &t.entries[i]
+			if len(e.cols) > i+1 {
+				sum.Merge(&e.cols[0])
+				sum.Merge(&e.cols[i+1])
+			}
+		}
 	}
-	v := 0.5 * sum.Float() / float64(s.n)
+	v := sum.Float() / float64(s.n)
+	if s.shape.width <= 2 {
+		v *= 0.5
+	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return core.Undefined("overflow", details)
 	}
@@ -263,4 +293,25 @@ func pySet(names []string) string {
 		q += "'" + n + "'"
 	}
 	return "{" + q + "}"
+}
+
+// addListTerms adds w times a list prediction's squared errors for every column the name
+// may turn out to be: cols[0] gets Σ_k p_k² (the errors if the name were no column) and
+// cols[1+j] the correction (1 − p_j)² − p_j² for the name being column j. Differences are
+// rounded as numpy computes them; the squares are exact.
+func addListTerms(e *nameSums, xs []float64, w float64) {
+	e.grow(1 + len(xs))
+	for _, p := range xs {
+		d := -p
+		e.cols[0].AddProduct(d*d, w)
+		e.cols[0].AddProduct(math.FMA(d, d, -d*d), w)
+	}
+	for j, p := range xs {
+		d, q := 1-p, -p
+		c := &e.cols[1+j]
+		c.AddProduct(d*d, w)
+		c.AddProduct(math.FMA(d, d, -d*d), w)
+		c.AddProduct(q*q, -w)
+		c.AddProduct(math.FMA(q, q, -q*q), -w)
+	}
 }

@@ -32,13 +32,13 @@ func Docs() []core.Doc {
 			Presets:   []string{"sklearn"},
 			Value: "brier_score_loss (scale_by_half='auto'): binary (a float prediction p = P(label pos_label)): mean (t − p)² with t = [label = pos_label], computed as sklearn does on the columns [1 − p, p] and halved; multiclass (a list<float>, scikit-learn ≥ 1.7, labels=range(C)): mean Σ_k (onehot_k − p_k)², halved only for two columns. " + shapeNote +
 				"Differences are rounded as numpy computes them; squares and sums are exact. Null with reason \"no records\", \"ragged scores\", and for lists \"fewer than 2 classes\" or \"class count mismatch\" (C = largest class id + 1 differs from the list length: sklearn raises). " +
-				"Class names (a float prediction only): t = [label = pos_label], every other name negative, as brier_score_loss with string labels (a pos_label that is no name seen makes every record negative, as sklearn); null with \"pos_label needed\" without pos_label (sklearn raises), \"more than two class names\" (sklearn raises), \"mixed class ids and names\"; details.classes lists the names",
+				"Class names, as brier_score_loss with string labels (code point order, whichever shard saw which name): a float prediction needs pos_label, t = [label = pos_label], every other name negative (a pos_label that is no name seen makes every record negative, as sklearn); null with \"pos_label needed\" without it and \"more than two class names\" (sklearn raises). A list: column j is the j-th sorted name; null with \"fewer than 2 classes\" or \"class count mismatch\" (names seen != columns; sklearn raises). \"mixed class ids and names\" and \"too many class names\" (more than 256) are null; details.classes lists the names",
 			Options: []core.OptionDoc{
 				{Name: "pos_label", Default: "1", Help: "0 or 1, or a class name: the class a float prediction is the probability of (0 reads the column as P(label 0)); required with class-name labels. An integer is read as a class id (so a class name that is an integer, other than 0 or 1, cannot be pos_label; names \"0\"/\"1\" match pos_label 0/1). When set, a list prediction is rejected (wrong type): sklearn ignores pos_label for lists"},
 			},
-			Invalid: append(append([]string(nil), commonInvalid...), "wrong type: a list prediction when pos_label is set; a class name with a list prediction; a class id when pos_label is a class name",
-				"label: a class name is accepted with a float prediction (missing field for an empty name; invalid utf-8)"),
-			Memory: "about 400 bytes: a count, an exact sum, the prediction width and the largest class id (class names: a count and an exact sum per name, at most two names)",
+			Invalid: append(append([]string(nil), commonInvalid...), "wrong type: a list prediction when pos_label is set; a class id when pos_label is a class name",
+				"label: a class name is accepted (wrong length with more than 256 probabilities; missing field for an empty name; invalid utf-8)"),
+			Memory: "about 400 bytes: a count, an exact sum, the prediction width and the largest class id (class names: a count and an exact sum per name; with lists, C + 1 exact sums per name, C <= 256)",
 		},
 		{
 			Type:      "calibration_error",

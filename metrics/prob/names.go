@@ -132,7 +132,7 @@ func (t *names) decode(d *core.Decoder, max int) error {
 	for i := 0; i < k && d.Err() == nil; i++ {
 		x := nameSums{name: d.String(), n: d.Varint()}
 		nc := d.Len(1)
-		if d.Err() == nil && nc > MaxNameClasses {
+		if d.Err() == nil && nc > MaxNameClasses+1 {
 			return corrupt(fmt.Sprintf("%d columns", nc))
 		}
 		for j := 0; j < nc && d.Err() == nil; j++ {

@@ -11,7 +11,7 @@ scikit-learn (pinned in requirements.txt) given the same string labels:
   - average_precision_score needs pos_label for string labels (default 1 raises: null here); a
     pos_label that is not one of two labels raises (null); with one label it scores 0.0 when
     that label is not pos_label and 1.0 when it is.
-  - brier_score_loss with pos_label: the records of pos_label are positive, every other label
+  - brier_score_loss of a list: column j is the j-th sorted label; of a float, with pos_label: the records of pos_label are positive, every other label
     negative (a pos_label that is no label: all negative); without pos_label it raises; three
     labels raise.
   - log_loss reads probability column j as that of the j-th sorted label (a binary p as that
@@ -246,12 +246,26 @@ for tag, names in (("abc", ["c", "a", "b"]), ("animals", ["dog", "cat", "émeu",
         sk(lambda: log_loss(y, p, normalize=False)), det)
     add(f"log_loss-mc-{tag}-eps", {"type": "log_loss", "eps": 0.1}, recs,
         sk(lambda: log_loss(y, np.clip(p, 0.1, 1 - 0.1))), det)
+    add(f"brier-mc-{tag}", {"type": "brier"}, recs, sk(lambda: brier_score_loss(y, p)), det)
+# brier with a 2-element list and names: the columns of the sorted names (halved).
+recs = [{"prediction": [round(1 - x, 2), x], "label": c} for x, c in
+        ((0.1, "neg"), (0.8, "pos"), (0.4, "neg"), (0.35, "pos"), (0.9, "pos"), (0.55, "neg"))]
+y = np.asarray([r["label"] for r in recs])
+p = np.asarray([r["prediction"] for r in recs])
+add("brier-list2-names", {"type": "brier"}, recs, sk(lambda: brier_score_loss(y, p)), {"classes": ["neg", "pos"]})
+v = sk(lambda: brier_score_loss(np.asarray(["a", "b", "a"]), [[0.2, 0.3, 0.5]] * 3))
+assert v is None
+add("brier-mc-fewer-names-than-columns", {"type": "brier"},
+    [{"prediction": [0.2, 0.3, 0.5], "label": c} for c in ("a", "b", "a")], v)
+v = sk(lambda: brier_score_loss(np.asarray(["a", "a"]), [[0.9, 0.1], [0.2, 0.8]]))
+assert v is None
+add("brier-list-one-name", {"type": "brier"}, [{"prediction": [0.9, 0.1], "label": "a"}, {"prediction": [0.2, 0.8], "label": "a"}], v)
 # Fewer names than columns: sklearn raises (null here).
 recs = [{"prediction": [0.2, 0.3, 0.5], "label": c} for c in ("a", "b", "a")]
 v = sk(lambda: log_loss(np.asarray(["a", "b", "a"]), [[0.2, 0.3, 0.5]] * 3))
 assert v is None
 add("log_loss-mc-fewer-names-than-columns", {"type": "log_loss"}, recs, v)
-add("reject-brier-name-with-list", {"type": "brier", "pos_label": "a"}, [{"prediction": [0.2, 0.8], "label": "a"}],
+add("reject-brier-pos-label-with-list", {"type": "brier", "pos_label": "a"}, [{"prediction": [0.2, 0.8], "label": "a"}],
     None, reject="wrong type")
 add("reject-brier-name-pos-label-with-id", {"type": "brier", "pos_label": "a"}, [{"prediction": 0.2, "label": 1}],
     None, reject="wrong type")
