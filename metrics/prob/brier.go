@@ -1,7 +1,9 @@
 package prob
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
@@ -11,27 +13,49 @@ import (
 type Brier struct {
 	posLabel    int64
 	hasPosLabel bool
+	posName     string // pos_label as a class name (the option's text)
 	sig         string
 }
 
-// NewBrier returns `brier`: preset `sklearn`; option `pos_label` (0 or 1: which class a float
-// prediction is the probability of).
+// NewBrier returns `brier`: preset `sklearn`; option `pos_label` (0 or 1, or a class name:
+// which class a float prediction is the probability of).
 func NewBrier(o *core.Options) (core.Metric, error) {
 	compat := o.String("compat", "sklearn", "sklearn")
 	m := &Brier{hasPosLabel: o.Has("pos_label")}
-	m.posLabel = o.Int("pos_label", 1, 0, 1)
-	m.sig = core.NewSig("brier", compat).Int("pos_label", m.posLabel).String()
+	sig := core.NewSig("brier", compat)
+	raw := ""
+	if m.hasPosLabel {
+		raw = o.String("pos_label", "")
+	}
+	if _, err := strconv.ParseInt(raw, 10, 64); m.hasPosLabel && err != nil {
+		// A class name. The signature of an id pos_label keeps its form.
+		if raw == "" {
+			o.Problem("pos_label", "must be 0, 1 or a class name, got an empty string")
+		}
+		m.posName, m.posLabel = raw, -1
+		sig.Add("pos_label", raw)
+	} else {
+		m.posLabel = o.Int("pos_label", 1, 0, 1)
+		m.posName = strconv.FormatInt(m.posLabel, 10)
+		sig.Int("pos_label", m.posLabel)
+	}
+	m.sig = sig.String()
 	return m, nil
 }
 
+var brierRoles = logLossRoles
+
 // Roles lists prediction and label.
-func (m *Brier) Roles() []core.Role { return roles }
+func (m *Brier) Roles() []core.Role { return brierRoles }
 
 // Signature identifies the metric and its options.
 func (m *Brier) Signature() string { return m.sig }
 
 func (m *Brier) read(ex *core.Example) (record, error) {
-	r, err := read(ex)
+	r, err := readNamed(ex, true)
+	if err == nil && !r.named && m.posLabel < 0 {
+		return r, core.Reject("wrong type", "label", "class id %d: pos_label %q is a class name, so labels must be class names", r.label, m.posName)
+	}
 	if err == nil && r.width >= 2 && m.hasPosLabel {
 		// scikit-learn ignores pos_label for a probability list; an option must never be
 		// silently ignored, and the input kind is only known per record.
@@ -48,7 +72,7 @@ func (m *Brier) Check(ex *core.Example) error {
 
 // NewState returns an empty state.
 func (m *Brier) NewState() core.State {
-	return &BrierState{m: m, sumState: sumState{shape: newShape()}}
+	return &BrierState{m: m, sumState: sumState{shape: newShape()}, names: names{max: MaxNameClasses}}
 }
 
 // BrierState holds the record count, the exact sum of the per-record squared errors and the
@@ -56,6 +80,7 @@ func (m *Brier) NewState() core.State {
 type BrierState struct {
 	m *Brier
 	sumState
+	names names // class names: per name, the count and the sums of addListTerms (a float prediction: its terms in cols[0])
 }
 
 // Add folds one record weight times; records Check rejects are ignored. Each difference is
@@ -66,18 +91,37 @@ func (s *BrierState) Add(ex *core.Example, weight int64) {
 	if err != nil || weight <= 0 {
 		return
 	}
+	hadIDs := s.names.seen&seenIDs != 0 || (s.names.seen == 0 && s.n > 0)
 	s.n += weight
-	s.shape.add(&r)
 	w := float64(weight)
+	if r.named {
+		s.shape.addWidth(r.width)
+		if hadIDs {
+			s.names.note(seenIDs)
+		}
+		if s.names.note(seenNames) {
+			if e := s.names.entry(r.name); e != nil {
+				e.n += weight
+				if r.width == 1 {
+					e.grow(1)
+					addBinaryTerm(&e.cols[0], r.p, r.name == s.m.posName, w)
+				} else {
+					addListTerms(e, r.xs, w)
+				}
+			}
+		}
+		s.dropIfMixed()
+		return
+	}
+	if s.names.seen != 0 {
+		s.shape.addWidth(r.width)
+		s.names.note(seenIDs)
+		s.dropIfMixed()
+		return
+	}
+	s.shape.add(&r)
 	if r.width == 1 {
-		t := 0.0
-		if r.label == s.m.posLabel {
-			t = 1
-		}
-		for _, d := range [2]float64{(1 - t) - (1 - r.p), t - r.p} {
-			s.sum.AddProduct(d*d, w)
-			s.sum.AddProduct(math.FMA(d, d, -d*d), w)
-		}
+		addBinaryTerm(&s.sum, r.p, r.label == s.m.posLabel, w)
 		return
 	}
 	for k, p := range r.xs {
@@ -96,22 +140,55 @@ func (s *BrierState) Merge(other core.State) error {
 	if !ok || o.m.sig != s.m.sig {
 		return core.Incompatible(s, other)
 	}
+	sIDs := s.names.seen&seenIDs != 0 || (s.names.seen == 0 && s.n > 0)
+	oIDs := o.names.seen&seenIDs != 0 || (o.names.seen == 0 && o.n > 0)
+	named := s.names.seen != 0 || o.names.seen != 0
 	s.merge(&o.sumState)
+	if named {
+		if sIDs || oIDs {
+			s.names.note(seenIDs)
+		}
+		s.names.merge(&o.names)
+	}
+	s.dropIfMixed()
 	return nil
 }
 
-// MarshalBinary writes the signature, the count, the sum and the shape.
+// dropIfMixed drops the id sums of a state that no longer counts, so that its bytes do not
+// depend on the order it saw its records in.
+func (s *BrierState) dropIfMixed() {
+	if s.names.dropped() {
+		s.sum, s.shape.maxLabel = core.Sum{}, -1
+	}
+}
+
+// addBinaryTerm adds w times the squared error of a binary prediction p (t = 1 when the
+// record is of the positive class), on the columns [1 − p, p] rounded as numpy does; the
+// squares are exact.
+func addBinaryTerm(sum *core.Sum, p float64, positive bool, w float64) {
+	t := 0.0
+	if positive {
+		t = 1
+	}
+	for _, d := range [2]float64{(1 - t) - (1 - p), t - p} {
+		sum.AddProduct(d*d, w)
+		sum.AddProduct(math.FMA(d, d, -d*d), w)
+	}
+}
+
+// MarshalBinary writes the signature, the count, the sum and the shape; with class names,
+// format version 2 and the per-name sums (states of class ids keep version 1 and its bytes).
 func (s *BrierState) MarshalBinary() ([]byte, error) {
-	return s.marshal(s.m.sig), nil
+	return marshalNamed(&s.sumState, &s.names, s.m.sig), nil
 }
 
 // DecodeState reads a state written by MarshalBinary.
 func (m *Brier) DecodeState(b []byte) (core.State, error) {
-	ss, err := unmarshalSumState(b, "brier", m.sig)
+	ss, t, err := unmarshalNamed(b, "brier", m.sig, MaxNameClasses)
 	if err != nil {
 		return nil, err
 	}
-	return &BrierState{m: m, sumState: ss}, nil
+	return &BrierState{m: m, sumState: ss, names: t}, nil
 }
 
 // Result is the mean per-record squared error summed over the columns, halved for inputs with
@@ -120,6 +197,9 @@ func (s *BrierState) Result() core.Result {
 	details := map[string]any{"n": s.n}
 	if s.n == 0 {
 		return core.Undefined("no records", details)
+	}
+	if s.names.seen != 0 {
+		return s.namedResult(details)
 	}
 	if s.shape.ragged {
 		return core.Undefined("ragged scores", details)
@@ -138,4 +218,100 @@ func (s *BrierState) Result() core.Result {
 		return core.Undefined("overflow", details)
 	}
 	return core.Result{Value: v, Details: details}
+}
+
+// namedResult is the result of a state that has seen class names: the records of pos_label
+// are positive, every other name negative, as brier_score_loss does with string labels.
+func (s *BrierState) namedResult(details map[string]any) core.Result {
+	t := &s.names
+	switch {
+	case t.seen&(seenIDs|seenNames) == seenIDs|seenNames:
+		details["help"] = "some labels are class ids, others class names: give all labels in one form"
+		return core.Undefined("mixed class ids and names", details)
+	case t.seen&tooMany != 0:
+		details["help"] = fmt.Sprintf("more than %d distinct class names: is the label field free text?", t.max)
+		return core.Undefined("too many class names", details)
+	case s.shape.ragged:
+		return core.Undefined("ragged scores", details)
+	case s.shape.width == 1 && len(t.entries) > 2:
+		details["help"] = "a float prediction is binary: at most two class names; scikit-learn raises: The type of the target inferred from y_true is multiclass but should be binary according to the shape of y_prob."
+		return core.Undefined("more than two class names", details)
+	}
+	cls := make([]string, len(t.entries))
+	for i := range t.entries {
+		cls[i] = t.entries[i].name
+	}
+	details["classes"] = cls
+	var sum core.Sum
+	if s.shape.width == 1 {
+		if !s.m.hasPosLabel {
+			details["help"] = fmt.Sprintf("labels are class names: set the option pos_label (scikit-learn raises: y_true takes value in %s and pos_label is not specified)", pySet(cls))
+			return core.Undefined("pos_label needed", details)
+		}
+		for i := range t.entries {
+			if len(t.entries[i].cols) > 0 {
+				sum.Merge(&t.entries[i].cols[0])
+			}
+		}
+	} else {
+		switch {
+		case len(t.entries) < 2:
+			details["help"] = fmt.Sprintf("scikit-learn raises: y_true contains only one label (%s)", cls[0])
+			return core.Undefined("fewer than 2 classes", details)
+		case len(t.entries) != s.shape.width:
+			details["columns"] = s.shape.width
+			details["help"] = fmt.Sprintf("scikit-learn raises: y_true and y_prob contain different number of classes: %d vs %d", len(t.entries), s.shape.width)
+			return core.Undefined("class count mismatch", details)
+		}
+		// The name at sorted position i is the one-hot column i: its records' terms are the
+		// base sum plus column i's correction.
+		for i := range t.entries {
+			e := &t.entries[i]
+			if len(e.cols) > i+1 {
+				sum.Merge(&e.cols[0])
+				sum.Merge(&e.cols[i+1])
+			}
+		}
+	}
+	v := sum.Float() / float64(s.n)
+	if s.shape.width <= 2 {
+		v *= 0.5
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return core.Undefined("overflow", details)
+	}
+	return core.Result{Value: v, Details: details}
+}
+
+// pySet formats names as Python prints a set of strings: {'a', 'b'}.
+func pySet(names []string) string {
+	q := ""
+	for i, n := range names {
+		if i > 0 {
+			q += ", "
+		}
+		q += "'" + n + "'"
+	}
+	return "{" + q + "}"
+}
+
+// addListTerms adds w times a list prediction's squared errors for every column the name
+// may turn out to be: cols[0] gets Σ_k p_k² (the errors if the name were no column) and
+// cols[1+j] the correction (1 − p_j)² − p_j² for the name being column j. Differences are
+// rounded as numpy computes them; the squares are exact.
+func addListTerms(e *nameSums, xs []float64, w float64) {
+	e.grow(1 + len(xs))
+	for _, p := range xs {
+		d := -p
+		e.cols[0].AddProduct(d*d, w)
+		e.cols[0].AddProduct(math.FMA(d, d, -d*d), w)
+	}
+	for j, p := range xs {
+		d, q := 1-p, -p
+		c := &e.cols[1+j]
+		c.AddProduct(d*d, w)
+		c.AddProduct(math.FMA(d, d, -d*d), w)
+		c.AddProduct(q*q, -w)
+		c.AddProduct(math.FMA(q, q, -q*q), -w)
+	}
 }

@@ -16,6 +16,12 @@ func FuzzDecodeState(f *testing.F) {
 		s := m.NewState()
 		s.Add(ex([]any{0.25, 0.75}, 1), 3)
 		s.Add(ex([]any{0.5, 0.5}, 0), 1)
+		named := m.NewState()
+		named.Add(ex(0.3, "b"), 2)
+		named.Add(ex(0.6, "a"), 1)
+		if nb, err := named.MarshalBinary(); err == nil {
+			f.Add(nb)
+		}
 		b, _ := s.MarshalBinary()
 		f.Add(b)
 	}

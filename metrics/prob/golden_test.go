@@ -25,3 +25,8 @@ func ctor(typ string, o *core.Options) (core.Metric, error) {
 func TestGoldens(t *testing.T) {
 	goldentest.RunFile(t, "../../testdata/goldens/prob.json", ctor)
 }
+
+// TestNameGoldens checks class-name labels against scikit-learn on the same string labels.
+func TestNameGoldens(t *testing.T) {
+	goldentest.RunFile(t, "../../testdata/goldens/probnames_prob.json", ctor)
+}

@@ -44,21 +44,26 @@ func NewLogLoss(o *core.Options) (core.Metric, error) {
 	return m, nil
 }
 
-// Roles lists prediction and label.
-func (m *LogLoss) Roles() []core.Role { return roles }
+var logLossRoles = []core.Role{
+	roles[0],
+	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.Bool, core.String}},
+}
+
+// Roles lists prediction and label (a class id, or a class name for a binary prediction).
+func (m *LogLoss) Roles() []core.Role { return logLossRoles }
 
 // Signature identifies the metric and its options.
 func (m *LogLoss) Signature() string { return m.sig }
 
 // Check validates the prediction and the label.
 func (m *LogLoss) Check(ex *core.Example) error {
-	_, err := read(ex)
+	_, err := readNamed(ex, true)
 	return err
 }
 
 // NewState returns an empty state.
 func (m *LogLoss) NewState() core.State {
-	return &LogLossState{m: m, sumState: sumState{shape: newShape()}}
+	return &LogLossState{m: m, sumState: sumState{shape: newShape()}, names: names{max: MaxNameClasses}}
 }
 
 func (m *LogLoss) clip(p float64) float64 {
@@ -85,21 +90,61 @@ func (m *LogLoss) term(r *record) float64 {
 }
 
 // LogLossState holds the record count, the exact sum of the per-record losses and the shape
-// of the records (a few hundred bytes). It is not safe for concurrent use.
+// of the records (a few hundred bytes); with class names, two exact sums per name instead of
+// the sum. It is not safe for concurrent use.
 type LogLossState struct {
 	m *LogLoss
 	sumState
+	names names
 }
 
 // Add folds one record weight times; records Check rejects are ignored.
 func (s *LogLossState) Add(ex *core.Example, weight int64) {
-	r, err := read(ex)
+	r, err := readNamed(ex, true)
 	if err != nil || weight <= 0 {
 		return
 	}
+	hadIDs := s.idRecords()
 	s.n += weight
-	s.sum.AddWeighted(s.m.term(&r), weight)
-	s.shape.add(&r)
+	switch {
+	case r.named:
+		s.shape.addWidth(r.width)
+		if hadIDs {
+			s.names.note(seenIDs)
+		}
+		if !s.names.note(seenNames) {
+			break
+		}
+		if e := s.names.entry(r.name); e != nil {
+			k := max(r.width, 2)
+			e.n += weight
+			e.grow(k)
+			for j := range k {
+				e.cols[j].AddWeighted(s.m.colTerm(&r, j), weight)
+			}
+		}
+	case s.names.seen != 0:
+		s.shape.addWidth(r.width)
+		s.names.note(seenIDs)
+	default:
+		s.sum.AddWeighted(s.m.term(&r), weight)
+		s.shape.add(&r)
+	}
+	s.dropIfMixed()
+}
+
+// idRecords reports whether the state has seen records of class ids. A state of ids only
+// does not flag them, so that its bytes stay those of format version 1.
+func (s *LogLossState) idRecords() bool {
+	return s.names.seen&seenIDs != 0 || (s.names.seen == 0 && s.n > 0)
+}
+
+// dropIfMixed drops the id sums of a state that no longer counts, so that its bytes do not
+// depend on the order it saw its records in.
+func (s *LogLossState) dropIfMixed() {
+	if s.names.dropped() {
+		s.sum, s.shape.maxLabel = core.Sum{}, -1
+	}
 }
 
 // Merge adds other's count and sum exactly.
@@ -108,22 +153,32 @@ func (s *LogLossState) Merge(other core.State) error {
 	if !ok || o.m.sig != s.m.sig {
 		return core.Incompatible(s, other)
 	}
+	sIDs, oIDs := s.idRecords(), o.idRecords()
+	named := s.names.seen != 0 || o.names.seen != 0
 	s.merge(&o.sumState)
+	if named {
+		if sIDs || oIDs {
+			s.names.note(seenIDs)
+		}
+		s.names.merge(&o.names)
+	}
+	s.dropIfMixed()
 	return nil
 }
 
-// MarshalBinary writes the signature, the count, the sum and the shape.
+// MarshalBinary writes the signature, the count, the sum and the shape; with class names,
+// format version 2 and the per-name sums (states of class ids keep version 1 and its bytes).
 func (s *LogLossState) MarshalBinary() ([]byte, error) {
-	return s.marshal(s.m.sig), nil
+	return marshalNamed(&s.sumState, &s.names, s.m.sig), nil
 }
 
 // DecodeState reads a state written by MarshalBinary.
 func (m *LogLoss) DecodeState(b []byte) (core.State, error) {
-	ss, err := unmarshalSumState(b, "log_loss", m.sig)
+	ss, t, err := unmarshalNamed(b, "log_loss", m.sig, MaxNameClasses)
 	if err != nil {
 		return nil, err
 	}
-	return &LogLossState{m: m, sumState: ss}, nil
+	return &LogLossState{m: m, sumState: ss, names: t}, nil
 }
 
 // Result is the mean (or, with normalize false, the sum) of the per-record losses.
@@ -131,6 +186,9 @@ func (s *LogLossState) Result() core.Result {
 	details := map[string]any{"n": s.n}
 	if s.n == 0 {
 		return core.Undefined("no records", details)
+	}
+	if s.names.seen != 0 {
+		return s.namedResult(details)
 	}
 	if s.shape.ragged {
 		return core.Undefined("ragged scores", details)

@@ -10,6 +10,7 @@ package prob
 import (
 	"fmt"
 	"math"
+	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
@@ -36,6 +37,8 @@ type record struct {
 	p     float64   // the probability of a binary prediction
 	xs    []float64 // the per-class probabilities (aliases the record) when width >= 2
 	label int64
+	name  string // a class name label (named); aliases the record
+	named bool
 }
 
 func value(ex *core.Example, i int) *core.Value {
@@ -60,8 +63,12 @@ func checkProb(x float64, index int) error {
 	return core.Reject("probability out of range", "prediction", "%v%s: need a probability in [0, 1]", x, at)
 }
 
-// read validates the prediction and the label of a record.
-func read(ex *core.Example) (record, error) {
+// read validates the prediction and the label (a class id) of a record.
+func read(ex *core.Example) (record, error) { return readNamed(ex, false) }
+
+// readNamed validates the prediction and the label of a record; with names, the label may be
+// a class name when the prediction is binary (a float, or a list of one or two).
+func readNamed(ex *core.Example, names bool) (record, error) {
 	var r record
 	v := value(ex, 0)
 	switch v.Kind {
@@ -111,6 +118,19 @@ func read(ex *core.Example) (record, error) {
 			return r, core.Reject("wrong type", "label", "class id must be an integer, got %v", f)
 		}
 		r.label = int64(f)
+	case core.String:
+		switch {
+		case !names:
+			return r, core.Reject("wrong type", "label", "need an integer class id, got %s", l.Kind)
+		case l.Str == "":
+			return r, core.Reject("missing field", "label", "empty class name")
+		case !utf8.ValidString(l.Str):
+			return r, core.Reject("invalid utf-8", "label", "the class name is not valid UTF-8")
+		case r.width > MaxNameClasses:
+			return r, core.Reject("wrong length", "prediction", "%d probabilities with a class name: at most %d classes by name", r.width, MaxNameClasses)
+		}
+		r.name, r.named = l.Str, true
+		return r, nil
 	default:
 		return r, core.Reject("wrong type", "label", "need an integer class id, got %s", l.Kind)
 	}

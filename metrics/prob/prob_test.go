@@ -1,6 +1,8 @@
 package prob
 
 import (
+	"encoding/hex"
+	"fmt"
 	"math"
 	"testing"
 
@@ -305,4 +307,135 @@ func TestDecodeState(t *testing.T) {
 		require.ErrorIs(t, err, core.ErrIncompatible, typ)
 		require.ErrorIs(t, o.NewState().Merge(s), core.ErrIncompatible, typ)
 	}
+}
+
+// TestLogLossOldStateDecodes decodes log_loss and brier states of class ids written before class names existed
+// (by main at 4e52c52) and re-encodes it byte for byte.
+func TestLogLossOldStateDecodes(t *testing.T) {
+	for typ, old := range map[string]string{
+		"log_loss": "0141747970653a6c6f675f6c6f73737c636f6d7061743a736b6c6561726e7c6570733a6e6f6e657c6e6f726d616c697a653a7965737c76657273696f6e3a302e312e300c0002000000000000b03c9c357cbc09cf1840010104",
+		"brier":    "0133747970653a62726965727c636f6d7061743a736b6c6561726e7c706f735f6c6162656c3a317c76657273696f6e3a302e312e300c000300000000000050395c8fc2f5285cafbcb81e85eb51b81240010104",
+	} {
+		oldStateDecodes(t, typ, old)
+	}
+}
+
+func oldStateDecodes(t *testing.T, typ, old string) {
+	m := build(t, typ, nil)
+	b, err := hex.DecodeString(old)
+	require.NoError(t, err)
+	st, err := m.DecodeState(b)
+	require.NoError(t, err)
+	again, err := st.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, b, again)
+	fresh := m.NewState()
+	for _, e := range [][2]any{{0.3, int64(1)}, {0.7, int64(0)}, {[]any{0.2, 0.3, 0.5}, int64(2)}} {
+		fresh.Add(ex(e[0], e[1]), 2)
+	}
+	fb, err := fresh.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, b, fb)
+}
+
+// TestLogLossNames checks the class-name cases whose splits matter: the greater name seen
+// only in another shard, and ids and names in different shards.
+func TestLogLossNames(t *testing.T) {
+	m := build(t, "log_loss", nil)
+	fold := func(recs ...[2]any) core.State {
+		s := m.NewState()
+		for _, r := range recs {
+			s.Add(ex(r[0], r[1]), 1)
+		}
+		return s
+	}
+	// sklearn: log_loss(["pos", "neg"], [0.8, 0.3]) = (−log 0.8 − log 0.7) / 2.
+	want := (-math.Log(0.8) - math.Log(1-0.3)) / 2
+	for _, order := range []bool{false, true} {
+		a, b := fold([2]any{0.8, "pos"}), fold([2]any{0.3, "neg"})
+		if order {
+			a, b = b, a
+		}
+		require.NoError(t, a.Merge(b))
+		require.InDelta(t, want, a.Result().Value, 1e-15)
+		ab, err := a.MarshalBinary()
+		require.NoError(t, err)
+		wb, err := fold([2]any{0.3, "neg"}, [2]any{0.8, "pos"}).MarshalBinary()
+		require.NoError(t, err)
+		require.Equal(t, wb, ab)
+	}
+	for _, tc := range []struct {
+		name   string
+		a, b   core.State
+		reason string
+	}{
+		{"ids then names", fold([2]any{0.8, int64(1)}), fold([2]any{0.3, "neg"}), "mixed class ids and names"},
+		{"names then ids", fold([2]any{0.3, "neg"}), fold([2]any{0.8, int64(1)}), "mixed class ids and names"},
+		{"three names, binary", fold([2]any{0.3, "a"}, [2]any{0.3, "b"}), fold([2]any{0.8, "c"}), "class count mismatch"},
+		{"one name", fold([2]any{0.3, "a"}), fold([2]any{0.8, "a"}), "fewer than 2 classes"},
+		{"ragged", fold([2]any{0.3, "a"}), fold([2]any{[]any{0.2, 0.8}, "b"}), "ragged scores"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NoError(t, tc.a.Merge(tc.b))
+			res := tc.a.Result()
+			require.Nil(t, res.Value)
+			require.Equal(t, tc.reason, res.Reason)
+			b, err := tc.a.MarshalBinary()
+			require.NoError(t, err)
+			back, err := m.DecodeState(b)
+			require.NoError(t, err)
+			require.Equal(t, tc.reason, back.Result().Reason)
+		})
+	}
+}
+
+func TestBrierNames(t *testing.T) {
+	m := build(t, "brier", map[string]any{"pos_label": "pos"})
+	require.Contains(t, m.Signature(), "|pos_label:pos|")
+	a, b := m.NewState(), m.NewState()
+	a.Add(ex(0.8, "pos"), 1)
+	b.Add(ex(0.3, "neg"), 1)
+	require.NoError(t, b.Merge(a))
+	// sklearn: brier_score_loss(["pos", "neg"], [0.8, 0.3], pos_label="pos") = (0.04 + 0.09) / 2.
+	require.InDelta(t, 0.065, b.Result().Value, 1e-15)
+	require.Equal(t, []string{"neg", "pos"}, b.Result().Details["classes"])
+
+	noPos := build(t, "brier", nil)
+	s := noPos.NewState()
+	s.Add(ex(0.8, "pos"), 1)
+	require.Equal(t, "pos_label needed", s.Result().Reason)
+	require.Contains(t, s.Result().Details["help"], "y_true takes value in {'pos'} and pos_label is not specified")
+
+	id := build(t, "brier", map[string]any{"pos_label": 1})
+	require.Contains(t, id.Signature(), "|pos_label:1|")
+	_, err := ctor("brier", core.NewOptions(map[string]any{"pos_label": ""}))
+	require.NoError(t, err) // the problem is in the options
+	o := core.NewOptions(map[string]any{"pos_label": ""})
+	_, _ = ctor("brier", o)
+	require.ErrorContains(t, o.Err(), "pos_label")
+}
+
+func TestLogLossTooManyNames(t *testing.T) {
+	m := build(t, "log_loss", nil)
+	s := m.NewState()
+	for i := range MaxNameClasses + 1 {
+		s.Add(ex(0.5, fmt.Sprintf("c%03d", i)), 1)
+	}
+	res := s.Result()
+	require.Nil(t, res.Value)
+	require.Equal(t, "too many class names", res.Reason)
+	b, err := s.MarshalBinary()
+	require.NoError(t, err)
+	back, err := m.DecodeState(b)
+	require.NoError(t, err)
+	require.Equal(t, "too many class names", back.Result().Reason)
+
+	wide := make([]any, MaxNameClasses+1)
+	for i := range wide {
+		wide[i] = 1.0 / float64(len(wide))
+	}
+	err = m.Check(ex(wide, "a"))
+	var re *core.RecordError
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, "wrong length", re.Reason)
 }

@@ -101,12 +101,16 @@ func (c *column) compact(nlab int) {
 	c.pend = c.pend[:0]
 }
 
-// mergeFrom adds the compacted rows of o (whose pend must be empty) into c.
-func (c *column) mergeFrom(o *column, nlab int) {
+// mergeFrom adds the compacted rows of o (whose pend must be empty) into c, o's label l
+// counted as perm[l] (nil: as l).
+func (c *column) mergeFrom(o *column, nlab int, perm []int) {
 	for i, x := range o.keys {
 		row := o.counts[i*nlab : (i+1)*nlab]
 		for l, n := range row {
 			if n != 0 {
+				if perm != nil {
+					l = perm[l]
+				}
 				c.add(x, l, n, nlab)
 			}
 		}

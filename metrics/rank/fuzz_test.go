@@ -30,6 +30,22 @@ func FuzzDecodeState(f *testing.F) {
 		f.Add(b)
 		b, _ = m.NewState().MarshalBinary()
 		f.Add(b)
+		named := m.NewState()
+		for i, e := range []core.Example{ex(0.3, "b"), ex(0.7, "a"), ex([]any{0.4, 0.6}, "b")} {
+			named.Add(&e, int64(i+1))
+		}
+		b, _ = named.MarshalBinary()
+		f.Add(b)
+		mc := m.NewState()
+		for i, e := range []core.Example{ex([]any{0.2, 0.3, 0.5}, "b"), ex([]any{0.6, 0.3, 0.1}, "c"), ex([]any{0.1, 0.1, 0.8}, "a")} {
+			mc.Add(&e, int64(i+1))
+		}
+		b, _ = mc.MarshalBinary()
+		f.Add(b)
+		e := ex(0.2, int64(1))
+		named.Add(&e, 1) // mixed: the counts are dropped
+		b, _ = named.MarshalBinary()
+		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, m := range metrics {
@@ -40,6 +56,8 @@ func FuzzDecodeState(f *testing.F) {
 			_ = s.Result()
 			e := ex(0.5, int64(1))
 			s.Add(&e, 1)
+			n := ex(0.5, "z")
+			s.Add(&n, 1)
 			_ = s.Merge(m.NewState())
 			_ = s.Result()
 			if _, err := s.MarshalBinary(); err != nil {

@@ -15,12 +15,18 @@ package rank
 import (
 	"math"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
 
-// stateVersion is the format version of serialized states.
-const stateVersion = 1
+// stateVersion is the format version of serialized states of class ids; namedStateVersion
+// that of states which have seen class names (the ids format is unchanged, so states written
+// before names existed decode byte for byte).
+const (
+	stateVersion      = 1
+	namedStateVersion = 2
+)
 
 type kind uint8
 
@@ -54,12 +60,14 @@ type Metric struct {
 	thresholds int     // 0 = exact; else torchmetrics' linspace(0, 1, N)
 	thr        []float64
 	thrList    bool // thr is the user's list, not a linspace
+	posLabel   string
+	hasPos     bool // average_precision's pos_label is set
 	sig        string
 }
 
 var roles = []core.Role{
 	{Name: "prediction", Field: "prediction", Required: true, Accepts: []core.Kind{core.Float, core.FloatList}},
-	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.Bool, core.Float}},
+	{Name: "label", Field: "label", Required: true, Accepts: []core.Kind{core.Int, core.Bool, core.Float, core.String}},
 }
 
 // NewAUROC returns the `auroc` metric (presets sklearn, torchmetrics).
@@ -97,6 +105,18 @@ func newMetric(k kind, o *core.Options) (core.Metric, error) {
 	} else {
 		o.Forbid("multi_class", "to average_precision (multiclass is always one-vs-rest)")
 		o.Forbid("max_fpr", "to average_precision")
+		if o.Has("pos_label") {
+			m.posLabel, m.hasPos = o.String("pos_label", ""), true
+			if m.compat == compatTorchmetrics {
+				o.Problem("pos_label", "does not apply to compat torchmetrics (its positive class is always 1)")
+			}
+			if m.posLabel == "" {
+				o.Problem("pos_label", "must be a class name or 0/1, got an empty string")
+			}
+		}
+	}
+	if m.kind == kAUROC {
+		o.Forbid("pos_label", "to auroc (roc_auc_score has none: with two class names the greater in sorted order is the positive class)")
 	}
 	if m.compat == compatTorchmetrics {
 		if raw := strings.TrimSpace(o.String("thresholds", "")); strings.HasPrefix(raw, "[") || strings.Contains(raw, ",") {
@@ -125,6 +145,10 @@ func (m *Metric) finish() {
 		} else {
 			b.Float("max_fpr", m.maxFPR)
 		}
+	}
+	if m.hasPos {
+		// Only when set, so that the signatures of existing configs (and their states) stay.
+		b.Add("pos_label", m.posLabel)
 	}
 	if m.compat == compatTorchmetrics {
 		switch {
@@ -193,7 +217,7 @@ func linspace32(n int) []float64 {
 	return out
 }
 
-// Roles lists prediction (scores) and label (class id).
+// Roles lists prediction (scores) and label (class id or class name).
 func (m *Metric) Roles() []core.Role { return roles }
 
 // Signature identifies the metric and every resolved option.
@@ -209,6 +233,8 @@ type sample struct {
 	scores []float64 // multiclass: aliases the record's list
 	label  int
 	width  int
+	name   string // a class name label (named); aliases the record
+	named  bool
 }
 
 // score returns the score of column c.
@@ -295,8 +321,19 @@ func (m *Metric) decode(ex *core.Example, s *sample) error {
 			return core.Reject("wrong type", "label", "class id must be an integer, got %v", f)
 		}
 		id = int64(f)
+	case core.String:
+		switch {
+		case lv.Str == "":
+			return core.Reject("missing field", "label", "empty class name")
+		case !utf8.ValidString(lv.Str):
+			return core.Reject("invalid utf-8", "label", "the class name is not valid UTF-8")
+		case m.compat == compatTorchmetrics:
+			return core.Reject("wrong type", "label", "class name %q: compat torchmetrics takes integer class ids only", lv.Str)
+		}
+		s.name, s.named = lv.Str, true
+		return nil
 	default:
-		return core.Reject("wrong type", "label", "need an integer class id, got %s", lv.Kind)
+		return core.Reject("wrong type", "label", "need an integer class id or a class name, got %s", lv.Kind)
 	}
 	if id < 0 || id >= int64(s.width) {
 		if s.width == 2 {

@@ -1,6 +1,7 @@
 package rank
 
 import (
+	"encoding/hex"
 	"math"
 	"math/rand"
 	"testing"
@@ -88,7 +89,13 @@ func TestRejections(t *testing.T) {
 		{sk, nil, int64(1), "missing field"},
 		{sk, 0.3, nil, "missing field"},
 		{sk, "x", int64(1), "wrong type"},
-		{sk, 0.3, "1", "wrong type"},
+		{sk, 0.3, "1", ""}, // a class name
+		{sk, []any{0.4, 0.6}, "neg", ""},
+		{sk, []any{0.2, 0.3, 0.5}, "a", ""}, // column j is the j-th sorted name
+		{tm, 0.3, "a", "wrong type"},
+		{sk, 0.3, "", "missing field"},
+		{sk, 0.3, "\xff", "invalid utf-8"},
+		{sk, 0.3, []any{"a"}, "wrong type"},
 		{sk, 0.3, 1.5, "wrong type"},
 		{sk, []any{0.3}, int64(0), "wrong length"},
 		{sk, []any{}, int64(0), "wrong length"},
@@ -246,5 +253,116 @@ func TestBucket(t *testing.T) {
 			}
 			require.Equal(t, want, r.bucket(x), "n=%d x=%v", n, x)
 		}
+	}
+}
+
+func TestClassNameReasons(t *testing.T) {
+	ab := []core.Example{ex(0.2, "a"), ex(0.7, "b")}
+	for _, tc := range []struct {
+		name   string
+		typ    string
+		opts   map[string]any
+		exs    []core.Example
+		reason string
+		help   string
+	}{
+		{"ap without pos_label", "average_precision", nil, ab, "pos_label needed", "pos_label=1 is not a valid label. It should be one of ['a' 'b']"},
+		{"ap pos_label not a class", "average_precision", map[string]any{"pos_label": "c"}, ab, "pos_label is not a class", "pos_label=c is not a valid label. It should be one of ['a' 'b']"},
+		{"ap ids pos_label 2", "average_precision", map[string]any{"pos_label": 2}, []core.Example{ex(0.2, int64(0)), ex(0.7, int64(1))}, "pos_label is not a class", "pos_label=2 is not a valid label"},
+		{"ap multiclass pos_label", "average_precision", map[string]any{"pos_label": 0}, []core.Example{ex([]any{0.2, 0.3, 0.5}, int64(0))}, "pos_label with multiclass scores", "fixed to 1 for multiclass"},
+		{"auroc one name", "auroc", nil, []core.Example{ex(0.2, "a"), ex(0.7, "a")}, "only one class present", ""},
+		{"auroc three names", "auroc", nil, append(ab, ex(0.5, "c")), "more than two class names", "multi_class must be in ('ovo', 'ovr')"},
+		{"ap three names", "average_precision", map[string]any{"pos_label": "a"}, append(ab, ex(0.5, "c")), "more than two class names", "pos_label is fixed to 1"},
+		{"mixed", "auroc", nil, append(ab, ex(0.5, int64(1))), "mixed class ids and names", "in one form"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := build(t, tc.typ, tc.opts)
+			require.NoError(t, err)
+			st := m.NewState()
+			for i := range tc.exs {
+				require.NoError(t, m.Check(&tc.exs[i]))
+				st.Add(&tc.exs[i], 1)
+			}
+			res := st.Result()
+			require.Nil(t, res.Value)
+			require.Equal(t, tc.reason, res.Reason)
+			if tc.help != "" {
+				require.Contains(t, res.Details["help"], tc.help)
+			}
+		})
+	}
+}
+
+// TestClassNameMergeOrder merges states that saw the names in opposite orders (the second
+// state's only name sorts before the first's), so labels are renumbered on both sides.
+func TestClassNameMergeOrder(t *testing.T) {
+	m, err := build(t, "auroc", nil)
+	require.NoError(t, err)
+	a, b, whole := m.NewState(), m.NewState(), m.NewState()
+	for _, e := range []core.Example{ex(0.9, "pos"), ex(0.4, "pos")} {
+		a.Add(&e, 1)
+		whole.Add(&e, 1)
+	}
+	for _, e := range []core.Example{ex(0.3, "neg"), ex(0.5, "neg")} {
+		b.Add(&e, 1)
+		whole.Add(&e, 1)
+	}
+	require.NoError(t, a.Merge(b))
+	require.Equal(t, 0.75, a.Result().Value)
+	require.Equal(t, whole.Result().Value, a.Result().Value)
+	ab, err := a.MarshalBinary()
+	require.NoError(t, err)
+	wb, err := whole.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, wb, ab)
+	require.Equal(t, byte(namedStateVersion), ab[0])
+}
+
+func TestIDStatesKeepFormatVersion1(t *testing.T) {
+	m, err := build(t, "auroc", nil)
+	require.NoError(t, err)
+	st := m.NewState()
+	e := ex(0.3, int64(1))
+	st.Add(&e, 1)
+	b, err := st.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, byte(stateVersion), b[0])
+	back, err := m.DecodeState(b)
+	require.NoError(t, err)
+	b2, err := back.MarshalBinary()
+	require.NoError(t, err)
+	require.Equal(t, b, b2)
+}
+
+// TestOldStatesDecode decodes states written before class names existed (by main at 4e52c52:
+// records (0.3, 1), (0.7, 0), ([0.2, 0.3, 0.5], 2), each weight 2) and re-encodes them byte
+// for byte.
+func TestOldStatesDecode(t *testing.T) {
+	for _, tc := range []struct {
+		typ  string
+		opts map[string]any
+		hex  string
+	}{
+		{"auroc", nil, "0152747970653a6175726f637c636f6d7061743a736b6c6561726e7c617665726167653a6d6163726f7c6d756c74695f636c6173733a6f76727c6d61785f6670723a6e6f6e657c76657273696f6e3a302e312e30020202333333333333d33f0004666666666666e63f040003019a9999999999c93f00000401333333333333d33f00000401000000000000e03f000004"},
+		{"average_precision", nil, "0141747970653a617665726167655f707265636973696f6e7c636f6d7061743a736b6c6561726e7c617665726167653a6d6163726f7c76657273696f6e3a302e312e30020202333333333333d33f0004666666666666e63f040003019a9999999999c93f00000401333333333333d33f00000401000000000000e03f000004"},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": 5}, "0164747970653a6175726f637c636f6d7061743a746f7263686d6574726963737c617665726167653a6d6163726f7c6d756c74695f636c6173733a6f76727c6d61785f6670723a6e6f6e657c7468726573686f6c64733a357c76657273696f6e3a302e312e3002020c00000000000404000000000003120000000000040000000000000000000000001200000000000000000400000000000000000012000000000000000000000004000000000000"},
+		{"average_precision", map[string]any{"compat": "torchmetrics", "thresholds": 5}, "0153747970653a617665726167655f707265636973696f6e7c636f6d7061743a746f7263686d6574726963737c617665726167653a6d6163726f7c7468726573686f6c64733a357c76657273696f6e3a302e312e3002020c00000000000404000000000003120000000000040000000000000000000000001200000000000000000400000000000000000012000000000000000000000004000000000000"},
+	} {
+		m, err := build(t, tc.typ, tc.opts)
+		require.NoError(t, err)
+		b, err := hex.DecodeString(tc.hex)
+		require.NoError(t, err)
+		st, err := m.DecodeState(b)
+		require.NoError(t, err, tc.typ)
+		again, err := st.MarshalBinary()
+		require.NoError(t, err)
+		require.Equal(t, b, again, tc.typ)
+		fresh := m.NewState()
+		for _, e := range []core.Example{ex(0.3, int64(1)), ex(0.7, int64(0)), ex([]any{0.2, 0.3, 0.5}, int64(2))} {
+			fresh.Add(&e, 2)
+		}
+		fb, err := fresh.MarshalBinary()
+		require.NoError(t, err)
+		require.Equal(t, b, fb, tc.typ)
 	}
 }

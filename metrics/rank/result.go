@@ -3,6 +3,8 @@ package rank
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
@@ -336,6 +338,23 @@ func stepSum(prec, rec []float64) float64 {
 // Result computes the metric from the counts. It does not change the state.
 func (s *State) Result() core.Result {
 	m := s.m
+	switch {
+	case s.seen&(seenIDs|seenNames) == seenIDs|seenNames:
+		return core.Undefined("mixed class ids and names", map[string]any{
+			"help": "some labels are class ids, others class names: give all labels in one form"})
+	case s.seen&tooMany != 0 && (len(s.tables) == 0 || s.tables[0].width == 2):
+		why := "roc_auc_score raises for more than two labels with one score per record: multi_class must be in ('ovo', 'ovr')"
+		if m.kind == kAP {
+			why = "average_precision_score raises for more than two labels: Parameter pos_label is fixed to 1 for multiclass y_true"
+		}
+		return core.Undefined("more than two class names", map[string]any{
+			"help": "one score per record (or a list of 2) is binary: at most two class names; scikit-learn: " + why})
+	case s.seen&tooMany != 0 && len(s.tables) > 1:
+		return core.Undefined("ragged scores", nil)
+	case s.seen&tooMany != 0:
+		return core.Undefined("class count mismatch", map[string]any{"columns": s.tables[0].width,
+			"help": "more class names than score columns; scikit-learn raises: Number of classes in y_true not equal to the number of columns in 'y_score'"})
+	}
 	if len(s.tables) == 0 {
 		return core.Undefined("no records", nil)
 	}
@@ -372,14 +391,74 @@ func (s *State) Result() core.Result {
 			details["bin_error_bound"] = bounds
 		}
 	}
+	if s.names != nil {
+		details["classes"] = slices.Clone(s.names)
+	}
 	if t.width == 2 {
-		v := m.binary(t, &t.cols[0])
+		pos, res, ok := s.positive(details)
+		if !ok {
+			return res
+		}
+		v := m.binaryScore(t, &t.cols[0], pos, 1-pos, true)
 		if math.IsNaN(v) {
 			return core.Undefined("only one class present", details)
 		}
 		return core.Result{Value: v, Details: details}
 	}
+	if m.hasPos && m.posLabel != "1" {
+		return core.Undefined("pos_label with multiclass scores", map[string]any{
+			"help": "average_precision_score raises: Parameter pos_label is fixed to 1 for multiclass y_true. Do not set pos_label or set pos_label to 1."})
+	}
+	if s.names != nil && len(s.names) != t.width {
+		details["columns"] = t.width
+		details["help"] = "fewer class names than score columns; scikit-learn raises: Number of classes in y_true not equal to the number of columns in 'y_score'"
+		return core.Undefined("class count mismatch", details)
+	}
 	return m.multiclass(t, totals, details)
+}
+
+// positive returns the label of the positive class of a binary table, or the result when
+// scikit-learn has none. Class ids: 1, or pos_label 0 or 1. Class names: for auroc the greater
+// in sorted order (label 1, which has no records when only one name was seen: only one class
+// present), for average_precision pos_label, which must be given.
+func (s *State) positive(details map[string]any) (int, core.Result, bool) {
+	m := s.m
+	if s.names == nil {
+		if !m.hasPos || m.posLabel == "1" {
+			return 1, core.Result{}, true
+		}
+		if m.posLabel == "0" {
+			return 0, core.Result{}, true
+		}
+		return 0, core.Undefined("pos_label is not a class", map[string]any{
+			"help": fmt.Sprintf("scikit-learn raises: pos_label=%s is not a valid label. It should be one of [0 1]", m.posLabel)}), false
+	}
+	if m.kind == kAUROC {
+		return 1, core.Result{}, true
+	}
+	if !m.hasPos {
+		return 0, core.Undefined("pos_label needed", map[string]any{
+			"help": fmt.Sprintf("labels are class names: set the option pos_label to the positive class (scikit-learn raises: pos_label=1 is not a valid label. It should be one of %s)", pyList(s.names))}), false
+	}
+	if i, ok := slices.BinarySearch(s.names, m.posLabel); ok {
+		return i, core.Result{}, true
+	}
+	if len(s.names) == 2 {
+		return 0, core.Undefined("pos_label is not a class", map[string]any{
+			"help": fmt.Sprintf("scikit-learn raises: pos_label=%s is not a valid label. It should be one of %s", m.posLabel, pyList(s.names))}), false
+	}
+	// One name, not pos_label: every record is negative (scikit-learn: 0.0). Label 1 has
+	// no records.
+	return 1, core.Result{}, true
+}
+
+// pyList formats names as numpy prints a string array: ['a' 'b'].
+func pyList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "'" + n + "'"
+	}
+	return "[" + strings.Join(q, " ") + "]"
 }
 
 func labelTotals(t *table) []int64 {
@@ -410,10 +489,6 @@ func (m *Metric) binaryScore(t *table, col *column, pos, neg int, recallOnes boo
 	default:
 		return tmAP(cv, recallOnes)
 	}
-}
-
-func (m *Metric) binary(t *table, col *column) float64 {
-	return m.binaryScore(t, col, 1, 0, true)
 }
 
 func (m *Metric) multiclass(t *table, totals []int64, details map[string]any) core.Result {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
@@ -55,9 +57,102 @@ func (m *Metric) bucket(x float64) int {
 // State is the mergeable state of auroc and average_precision: one table per score-list
 // width seen (more than one is a ragged input, reported by Result). Exact counts are int64,
 // so merging is exact and order-independent. A State is not safe for concurrent use.
+//
+// Class names: a state numbers the names it has seen by their sorted (byte, hence code
+// point) order, so label j is the j-th name, the meaning scikit-learn gives score column j,
+// the same in every state: merges and bytes do not depend on which shard saw which name
+// first. A new name shifts the labels after it (at most C times per state). A state that has
+// seen both ids and names, or more names than the narrowest score list has columns (binary:
+// a third name), has no defined result whatever else it sees: it drops its counts and names,
+// keeping the flags and the table widths, which are unions over records.
 type State struct {
 	m      *Metric
 	tables []*table // sorted by width
+	seen   uint8    // seenIDs | seenNames | tooMany
+	names  []string // sorted; label i is names[i]
+}
+
+// The kinds of labels a state has seen (State.seen).
+const (
+	seenIDs   uint8 = 1 << iota // a record with a class id
+	seenNames                   // a record with a class name
+	tooMany                     // more names than the narrowest table has columns
+)
+
+// note records that the state has seen k and reports whether it still counts.
+func (s *State) note(k uint8) bool {
+	s.seen |= k
+	if s.dropped() {
+		if s.names != nil || s.counts() {
+			for i, t := range s.tables {
+				s.tables[i] = s.m.newTable(t.width)
+			}
+		}
+		s.names = nil
+		return false
+	}
+	return true
+}
+
+// counts reports whether any table holds a count (or a pending record).
+func (s *State) counts() bool {
+	for _, t := range s.tables {
+		for c := range t.cols {
+			if len(t.cols[c].keys) > 0 || len(t.cols[c].pend) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *State) dropped() bool {
+	return s.seen&tooMany != 0 || s.seen&(seenIDs|seenNames) == seenIDs|seenNames
+}
+
+// fits notes tooMany when the names outnumber the columns of a table, and reports whether
+// the state still counts.
+func (s *State) fits() bool {
+	if s.dropped() {
+		return false
+	}
+	if len(s.tables) > 0 && len(s.names) > s.tables[0].width {
+		return s.note(tooMany)
+	}
+	return true
+}
+
+// nameLabel returns the label of name, adding it when new. It reports false (and drops the
+// counts) when the names would outnumber the columns of a table.
+func (s *State) nameLabel(name string) (int, bool) {
+	i, ok := slices.BinarySearch(s.names, name)
+	if ok {
+		return i, true
+	}
+	if len(s.names) >= MaxClasses || (len(s.tables) > 0 && len(s.names) >= s.tables[0].width) {
+		s.note(tooMany)
+		return 0, false
+	}
+	s.names = slices.Insert(s.names, i, strings.Clone(name))
+	if i < len(s.names)-1 {
+		for _, t := range s.tables {
+			t.shiftLabels(i)
+		}
+	}
+	return i, true
+}
+
+// shiftLabels moves the counts of labels i.. one label up (the last label has no records).
+func (t *table) shiftLabels(i int) {
+	for c := range t.cols {
+		col := &t.cols[c]
+		col.compact(t.nlab)
+		for r := 0; r < len(col.counts); r += t.nlab {
+			row := col.counts[r : r+t.nlab]
+			copy(row[i+1:], row[i:t.nlab-1])
+			row[i] = 0
+		}
+	}
 }
 
 func (s *State) table(width int) *table {
@@ -77,6 +172,18 @@ func (s *State) Add(ex *core.Example, weight int64) {
 		return
 	}
 	t := s.table(smp.width)
+	if smp.named {
+		if !s.note(seenNames) || !s.fits() {
+			return
+		}
+		l, ok := s.nameLabel(smp.name)
+		if !ok {
+			return
+		}
+		smp.label = l
+	} else if !s.note(seenIDs) {
+		return
+	}
 	for c := range t.cols {
 		x := smp.score(c)
 		col := &t.cols[c]
@@ -95,6 +202,32 @@ func (s *State) Merge(other core.State) error {
 		return core.Incompatible(s, other)
 	}
 	for _, ot := range o.tables {
+		s.table(ot.width)
+	}
+	if !s.note(o.seen) || !s.fits() {
+		return nil
+	}
+	var perm []int // o's label → s's label; nil: the same
+	names := o.names
+	if o == s {
+		names = nil
+	}
+	for i, n := range names {
+		l, ok := s.nameLabel(n)
+		if !ok {
+			return nil
+		}
+		if l != i && perm == nil {
+			perm = make([]int, len(names))
+			for j := range perm {
+				perm[j] = j
+			}
+		}
+		if perm != nil {
+			perm[i] = l
+		}
+	}
+	for _, ot := range o.tables {
 		t := s.table(ot.width)
 		for c := range ot.cols {
 			oc, col := &ot.cols[c], &t.cols[c]
@@ -106,7 +239,7 @@ func (s *State) Merge(other core.State) error {
 			}
 			// Compacting other does not change what it represents.
 			oc.compact(t.nlab)
-			col.mergeFrom(oc, t.nlab)
+			col.mergeFrom(oc, t.nlab, perm)
 		}
 	}
 	return nil
@@ -116,8 +249,18 @@ func (s *State) Merge(other core.State) error {
 // order: equal states give equal bytes.
 func (s *State) MarshalBinary() ([]byte, error) {
 	var e core.Encoder
-	e.Byte(stateVersion)
-	e.String(s.m.sig)
+	if s.seen&^seenIDs == 0 {
+		e.Byte(stateVersion)
+		e.String(s.m.sig)
+	} else {
+		e.Byte(namedStateVersion)
+		e.String(s.m.sig)
+		e.Byte(s.seen)
+		e.Uvarint(uint64(len(s.names)))
+		for _, n := range s.names {
+			e.String(n)
+		}
+	}
 	e.Uvarint(uint64(len(s.tables)))
 	for _, t := range s.tables {
 		e.Uvarint(uint64(t.width))
@@ -143,7 +286,10 @@ func (s *State) MarshalBinary() ([]byte, error) {
 // DecodeState reads a state written by MarshalBinary of a metric with the same signature.
 func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	d := core.NewDecoder(b)
-	d.Version("rank", stateVersion)
+	version := d.Byte()
+	if d.Err() == nil && version != stateVersion && version != namedStateVersion {
+		return nil, fmt.Errorf("%w: rank state format version %d, this build reads versions %d and %d", core.ErrCorruptState, version, stateVersion, namedStateVersion)
+	}
 	sig := d.String()
 	if d.Err() == nil && sig != m.sig {
 		return nil, fmt.Errorf("%w: state of %q, metric is %q", core.ErrIncompatible, sig, m.sig)
@@ -151,6 +297,27 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	s := &State{m: m}
 	corrupt := func(format string, args ...any) error {
 		return fmt.Errorf("%w: rank: %s", core.ErrCorruptState, fmt.Sprintf(format, args...))
+	}
+	if version == namedStateVersion {
+		s.seen = d.Byte()
+		nn := d.Len(1)
+		for i := 0; i < nn && d.Err() == nil; i++ {
+			n := d.String()
+			if d.Err() == nil && (n == "" || !utf8.ValidString(n) || (i > 0 && n <= s.names[i-1])) {
+				return nil, corrupt("class names not distinct sorted UTF-8")
+			}
+			s.names = append(s.names, n)
+		}
+		if d.Err() == nil {
+			switch {
+			case s.seen&^(seenIDs|seenNames|tooMany) != 0 || s.seen&^seenIDs == 0:
+				return nil, corrupt("label kinds %#x", s.seen)
+			case s.dropped() && len(s.names) != 0:
+				return nil, corrupt("class names in a state that no longer counts")
+			case !s.dropped() && (len(s.names) == 0 || len(s.names) > MaxClasses):
+				return nil, corrupt("%d class names", len(s.names))
+			}
+		}
 	}
 	nt := d.Len(2)
 	prev := 0
@@ -211,6 +378,18 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	}
 	if err := d.Finish(); err != nil {
 		return nil, err
+	}
+	if version == namedStateVersion {
+		if !s.dropped() && len(s.tables) > 0 && len(s.names) > s.tables[0].width {
+			return nil, corrupt("%d class names with %d columns", len(s.names), s.tables[0].width)
+		}
+		for _, t := range s.tables {
+			for l, n := range labelTotals(t) {
+				if n != 0 && l >= len(s.names) {
+					return nil, corrupt("records of label %d with %d class names", l, len(s.names))
+				}
+			}
+		}
 	}
 	return s, nil
 }

@@ -33,6 +33,8 @@ echo "== testdata/goldens/gen_report.py"
 "$venv/bin/python" testdata/goldens/gen_report.py
 echo "== testdata/goldens/gen_names.py"
 "$venv/bin/python" testdata/goldens/gen_names.py
+echo "== testdata/goldens/gen_probnames.py"
+"$venv/bin/python" testdata/goldens/gen_probnames.py
 # sacrebleu's --confidence/--paired-bs/--paired-ar numbers and numpy's RNG draws (metrics/stats).
 echo "== testdata/goldens/gen_sacrebleu_stats.py"
 "$venv/bin/python" testdata/goldens/gen_sacrebleu_stats.py
