@@ -224,15 +224,10 @@ func (s *BrierState) Result() core.Result {
 // are positive, every other name negative, as brier_score_loss does with string labels.
 func (s *BrierState) namedResult(details map[string]any) core.Result {
 	t := &s.names
+	if r, undefined := t.undefined(s.shape, details); undefined {
+		return r
+	}
 	switch {
-	case t.seen&(seenIDs|seenNames) == seenIDs|seenNames:
-		details["help"] = "some labels are class ids, others class names: give all labels in one form"
-		return core.Undefined("mixed class ids and names", details)
-	case t.seen&tooMany != 0:
-		details["help"] = fmt.Sprintf("more than %d distinct class names: is the label field free text?", t.max)
-		return core.Undefined("too many class names", details)
-	case s.shape.ragged:
-		return core.Undefined("ragged scores", details)
 	case s.shape.width == 1 && len(t.entries) > 2:
 		details["help"] = "a float prediction is binary: at most two class names; scikit-learn raises: The type of the target inferred from y_true is multiclass but should be binary according to the shape of y_prob."
 		return core.Undefined("more than two class names", details)

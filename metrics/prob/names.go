@@ -181,15 +181,8 @@ func (m *LogLoss) colTerm(r *record, j int) float64 {
 // namedResult is the result of a state that has seen class names.
 func (s *LogLossState) namedResult(details map[string]any) core.Result {
 	t := &s.names
-	switch {
-	case t.seen&(seenIDs|seenNames) == seenIDs|seenNames:
-		details["help"] = "some labels are class ids, others class names: give all labels in one form"
-		return core.Undefined("mixed class ids and names", details)
-	case t.seen&tooMany != 0:
-		details["help"] = fmt.Sprintf("more than %d distinct class names: is the label field free text?", t.max)
-		return core.Undefined("too many class names", details)
-	case s.shape.ragged:
-		return core.Undefined("ragged scores", details)
+	if r, undefined := t.undefined(s.shape, details); undefined {
+		return r
 	}
 	cls := make([]string, len(t.entries))
 	for i := range t.entries {
@@ -272,4 +265,20 @@ func unmarshalNamed(b []byte, name, sig string, maxNames int) (sumState, names, 
 		return sumState{}, names{}, corrupt(name + ": class ids in a state of class names")
 	}
 	return ss, t, nil
+}
+
+// undefined is the result shared by every state that has seen class names when its labels
+// cannot be scored: ids mixed with names, too many names, or ragged score lists.
+func (t *names) undefined(sh shape, details map[string]any) (core.Result, bool) {
+	switch {
+	case t.seen&(seenIDs|seenNames) == seenIDs|seenNames:
+		details["help"] = "some labels are class ids, others class names: give all labels in one form"
+		return core.Undefined("mixed class ids and names", details), true
+	case t.seen&tooMany != 0:
+		details["help"] = fmt.Sprintf("more than %d distinct class names: is the label field free text?", t.max)
+		return core.Undefined("too many class names", details), true
+	case sh.ragged:
+		return core.Undefined("ragged scores", details), true
+	}
+	return core.Result{}, false
 }

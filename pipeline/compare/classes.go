@@ -189,15 +189,10 @@ func (r *Report) classBlock(tw io.Writer, prefix string, m Metric, digits int) {
 
 // jsonClass is one class of a per-class row in compare's JSON.
 type jsonClass struct {
-	Class       any           `json:"class"`
-	Value       *float64      `json:"value"`
-	Reason      string        `json:"reason,omitempty"`
-	CI          *jsonInterval `json:"ci,omitempty"`
-	Delta       *float64      `json:"delta,omitempty"`
-	DeltaCI     *jsonInterval `json:"delta_ci,omitempty"`
-	PValue      *float64      `json:"p_value,omitempty"`
-	Significant *bool         `json:"significant,omitempty"`
-	Undefined   int           `json:"undefined,omitempty"`
+	Class  any      `json:"class"`
+	Value  *float64 `json:"value"`
+	Reason string   `json:"reason,omitempty"`
+	jsonTest
 }
 
 // jsonClasses renders a row's per-class entries (nil for other metrics).
@@ -207,21 +202,8 @@ func (r *Report) jsonClasses(row Row) []jsonClass {
 	}
 	out := make([]jsonClass, len(row.Classes))
 	for i, c := range row.Classes {
-		jc := jsonClass{Class: c.Class, Value: c.Value, Reason: c.Reason}
-		if c.Low != nil {
-			jc.CI = &jsonInterval{*c.Low, *c.High}
-		}
-		if c.Tested {
-			t := c.Test
-			jc.Delta, jc.PValue = &t.Delta, &t.P
-			if !math.IsNaN(t.DeltaLow) {
-				jc.DeltaCI = &jsonInterval{t.DeltaLow, t.DeltaHigh}
-			}
-			sig := c.Significant(r.Alpha)
-			jc.Significant = &sig
-			jc.Undefined = t.Undefined
-		}
-		out[i] = jc
+		out[i] = jsonClass{Class: c.Class, Value: c.Value, Reason: c.Reason,
+			jsonTest: newJSONTest(c.Low, c.High, c.Tested, c.Test, r.Alpha)}
 	}
 	return out
 }

@@ -388,16 +388,39 @@ type jsonInterval struct {
 }
 
 type jsonRow struct {
-	System      string        `json:"system"`
-	Value       any           `json:"value"`
-	Reason      string        `json:"reason,omitempty"`
+	System string `json:"system"`
+	Value  any    `json:"value"`
+	Reason string `json:"reason,omitempty"`
+	jsonTest
+	Classes []jsonClass `json:"classes,omitempty"`
+}
+
+// jsonTest is what a value's interval and, for a candidate, its paired test add to a row or
+// a class entry.
+type jsonTest struct {
 	CI          *jsonInterval `json:"ci,omitempty"`
 	Delta       *float64      `json:"delta,omitempty"`
 	DeltaCI     *jsonInterval `json:"delta_ci,omitempty"`
 	PValue      *float64      `json:"p_value,omitempty"`
 	Significant *bool         `json:"significant,omitempty"`
 	Undefined   int           `json:"undefined,omitempty"`
-	Classes     []jsonClass   `json:"classes,omitempty"`
+}
+
+func newJSONTest(low, high *float64, tested bool, t stats.Paired, alpha float64) jsonTest {
+	var jt jsonTest
+	if low != nil {
+		jt.CI = &jsonInterval{*low, *high}
+	}
+	if tested {
+		jt.Delta, jt.PValue = &t.Delta, &t.P
+		if !math.IsNaN(t.DeltaLow) {
+			jt.DeltaCI = &jsonInterval{t.DeltaLow, t.DeltaHigh}
+		}
+		sig := t.P < alpha
+		jt.Significant = &sig
+		jt.Undefined = t.Undefined
+	}
+	return jt
 }
 
 func (r *Report) writeMetrics(b *bytes.Buffer, ms []Metric) {
@@ -412,20 +435,8 @@ func (r *Report) writeMetrics(b *bytes.Buffer, ms []Metric) {
 			if j > 0 {
 				b.WriteByte(',')
 			}
-			jr := jsonRow{System: row.System, Value: row.Value, Reason: row.Reason}
-			if row.Low != nil {
-				jr.CI = &jsonInterval{*row.Low, *row.High}
-			}
-			if row.Tested {
-				t := row.Test
-				jr.Delta, jr.PValue = &t.Delta, &t.P
-				if !math.IsNaN(t.DeltaLow) {
-					jr.DeltaCI = &jsonInterval{t.DeltaLow, t.DeltaHigh}
-				}
-				sig := row.Significant(r.Alpha)
-				jr.Significant = &sig
-				jr.Undefined = t.Undefined
-			}
+			jr := jsonRow{System: row.System, Value: row.Value, Reason: row.Reason,
+				jsonTest: newJSONTest(row.Low, row.High, row.Tested, row.Test, r.Alpha)}
 			jr.Classes = r.jsonClasses(row)
 			put(b, jr)
 		}
