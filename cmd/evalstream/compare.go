@@ -33,6 +33,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	trials := fs.Int("trials", stats.DefaultTrials, "--test ar: randomization trials")
 	alpha := fs.Float64("alpha", 0.05, "significance level: p < alpha is marked significant")
 	format := fs.String("format", "table", "output: table|json")
+	noProgress := fs.Bool("no-progress", false, "with -c: show no progress on stderr (default: a line redrawn on a terminal, a log line every 10 s otherwise)")
 	var sets stringList
 	fs.Var(&sets, "set", "with -c: override a config value: key.path=value (repeatable)")
 	pos, err := parseInterspersed(fs, args)
@@ -58,7 +59,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(pos) > 0 {
 			return usageErr("with -c, compare takes no STATE arguments (got %s)", strings.Join(pos, " "))
 		}
-		systems, base, err = compareFromConfig(ctx, *cfgPath, sets, *systemField, *baseline, &opt, stderr)
+		systems, base, err = compareFromConfig(ctx, *cfgPath, sets, *systemField, *baseline, *noProgress, &opt, stderr)
 	} else {
 		switch {
 		case *systemField != "" || len(sets) > 0:
@@ -176,7 +177,7 @@ func sameMetrics(a, b *pipeline.Plan) error {
 // field and returns one system per value of it (baseline index base); a system's totals
 // are the merge of its slices. Pairing needs the same resampling unit for a segment in
 // every system: the ci.key field, or for a text source each hypothesis file's line number.
-func compareFromConfig(ctx context.Context, cfgPath string, sets []string, field, baseline string, opt *compare.Options, stderr io.Writer) ([]compare.System, int, error) {
+func compareFromConfig(ctx context.Context, cfgPath string, sets []string, field, baseline string, noProgress bool, opt *compare.Options, stderr io.Writer) ([]compare.System, int, error) {
 	cfg, err := config.Load(cfgPath, sets)
 	if err != nil {
 		return nil, 0, usageErr("%v", err)
@@ -219,6 +220,7 @@ func compareFromConfig(ctx context.Context, cfgPath string, sets []string, field
 	}
 	// compare writes no sink and no per-record file of the config.
 	j.cfg.Sinks = nil
+	j.noProgress = noProgress
 	ms := j.plan.Metrics
 	if ci := j.plan.CI(); ci != nil {
 		opt.CI = *ci
