@@ -80,9 +80,7 @@ func (s *State) fold(o outcome, weight int64, owned *[2]string) {
 // Merge adds other's counts (the matrix is padded to the larger size).
 func (s *State) Merge(other core.State) error {
 	o, ok := other.(*State)
-	// byName differs between metrics of one signature only for confusion_matrix with
-	// num_classes 2 given or defaulted; only the default takes names.
-	if !ok || o.m.sig != s.m.sig || o.m.byName != s.m.byName {
+	if !ok || o.m.sig != s.m.sig {
 		return core.Incompatible(s, other)
 	}
 	correct, total := o.correct, o.total // o may be s

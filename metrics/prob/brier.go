@@ -3,7 +3,6 @@ package prob
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
@@ -27,17 +26,20 @@ func NewBrier(o *core.Options) (core.Metric, error) {
 	if m.hasPosLabel {
 		raw = o.String("pos_label", "")
 	}
-	if _, err := strconv.ParseInt(raw, 10, 64); m.hasPosLabel && err != nil {
-		// A class name. The signature of an id pos_label keeps its form.
+	switch {
+	case !m.hasPosLabel:
+		m.posLabel, m.posName = 1, "1"
+	case raw == "0" || raw == "1":
+		m.posLabel = o.Int("pos_label", 1, 0, 1)
+		m.posName = raw
+		sig.Int("pos_label", m.posLabel)
+	default:
+		// A class name, kept verbatim: "+1" or "2" name classes, as in scikit-learn.
 		if raw == "" {
 			o.Problem("pos_label", "must be 0, 1 or a class name, got an empty string")
 		}
 		m.posName, m.posLabel = raw, -1
 		sig.Add("pos_label", raw)
-	} else {
-		m.posLabel = o.Int("pos_label", 1, 0, 1)
-		m.posName = strconv.FormatInt(m.posLabel, 10)
-		sig.Int("pos_label", m.posLabel)
 	}
 	m.sig = sig.String()
 	return m, nil

@@ -43,7 +43,7 @@ func TestOptionErrors(t *testing.T) {
 		{"log_loss", map[string]any{"normalize": "maybe"}, "normalize: must be true or false"},
 		{"log_loss", map[string]any{"compat": "torchmetrics"}, "compat: must be one of sklearn"},
 		{"log_loss", map[string]any{"pos_label": 0}, "pos_label: unknown option"},
-		{"brier", map[string]any{"pos_label": 2}, "pos_label: must be <= 1"},
+		{"brier", map[string]any{"pos_label": ""}, "pos_label: must be 0, 1 or a class name"},
 		{"brier", map[string]any{"eps": 0.1}, "eps: unknown option"},
 		{"calibration_error", map[string]any{"n_bins": 0}, "n_bins: must be >= 1"},
 		{"calibration_error", map[string]any{"n_bins": MaxBins + 1}, "n_bins: must be <= 100000"},
@@ -69,7 +69,9 @@ func TestSignatures(t *testing.T) {
 	}{
 		{"log_loss", nil, "type:log_loss|compat:sklearn|eps:none|normalize:yes|version:" + buildinfo.Version},
 		{"log_loss", map[string]any{"eps": "1e-15", "normalize": false}, "type:log_loss|compat:sklearn|eps:1e-15|normalize:no|version:" + buildinfo.Version},
-		{"brier", nil, "type:brier|compat:sklearn|pos_label:1|version:" + buildinfo.Version},
+		{"brier", nil, "type:brier|compat:sklearn|version:" + buildinfo.Version},
+		{"brier", map[string]any{"pos_label": 1}, "type:brier|compat:sklearn|pos_label:1|version:" + buildinfo.Version},
+		{"brier", map[string]any{"pos_label": "+1"}, "type:brier|compat:sklearn|pos_label:+1|version:" + buildinfo.Version},
 		{"brier", map[string]any{"pos_label": 0}, "type:brier|compat:sklearn|pos_label:0|version:" + buildinfo.Version},
 		{"calibration_error", nil, "type:calibration_error|compat:torchmetrics|n_bins:15|norm:l1|version:" + buildinfo.Version},
 		{"calibration_error", map[string]any{"n_bins": "7", "norm": "max"}, "type:calibration_error|compat:torchmetrics|n_bins:7|norm:max|version:" + buildinfo.Version},
@@ -78,7 +80,7 @@ func TestSignatures(t *testing.T) {
 		require.Equal(t, tc.want, sig)
 		sigs[sig] = true
 	}
-	require.Len(t, sigs, 6)
+	require.Len(t, sigs, 8)
 }
 
 func TestRejections(t *testing.T) {
@@ -309,12 +311,13 @@ func TestDecodeState(t *testing.T) {
 	}
 }
 
-// TestLogLossOldStateDecodes decodes log_loss and brier states of class ids written before class names existed
-// (by main at 4e52c52) and re-encodes it byte for byte.
+// TestLogLossOldStateDecodes decodes a log_loss state of class ids written before class names
+// existed (by main at 4e52c52) and re-encodes it byte for byte. (brier's default signature
+// no longer names pos_label, which an explicit pos_label: 1 distinguishes from the default:
+// its states of then are refused, as any state of another signature.)
 func TestLogLossOldStateDecodes(t *testing.T) {
 	for typ, old := range map[string]string{
 		"log_loss": "0141747970653a6c6f675f6c6f73737c636f6d7061743a736b6c6561726e7c6570733a6e6f6e657c6e6f726d616c697a653a7965737c76657273696f6e3a302e312e300c0002000000000000b03c9c357cbc09cf1840010104",
-		"brier":    "0133747970653a62726965727c636f6d7061743a736b6c6561726e7c706f735f6c6162656c3a317c76657273696f6e3a302e312e300c000300000000000050395c8fc2f5285cafbcb81e85eb51b81240010104",
 	} {
 		oldStateDecodes(t, typ, old)
 	}
@@ -438,4 +441,14 @@ func TestLogLossTooManyNames(t *testing.T) {
 	var re *core.RecordError
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, "wrong length", re.Reason)
+}
+
+// A pos_label that reads as a number other than 0/1 is a class name, as in scikit-learn:
+// brier_score_loss(["+1", "-1"], [0.9, 0.1], pos_label="+1") == 0.01.
+func TestBrierNumericLookingPosLabel(t *testing.T) {
+	m := build(t, "brier", map[string]any{"pos_label": "+1"})
+	s := m.NewState()
+	s.Add(ex(0.9, "+1"), 1)
+	s.Add(ex(0.1, "-1"), 1)
+	require.InDelta(t, 0.01, s.Result().Value, 1e-15)
 }

@@ -366,3 +366,35 @@ func TestOldStatesDecode(t *testing.T) {
 		require.Equal(t, b, fb, tc.typ)
 	}
 }
+
+// A state of ids that went through its bytes still counts as having seen ids: merged with a
+// state of names it is "mixed class ids and names", as it is merged in memory.
+func TestDecodedIDStateMixedWithNames(t *testing.T) {
+	m, err := build(t, "auroc", nil)
+	require.NoError(t, err)
+	named, ids := m.NewState(), m.NewState()
+	for _, r := range []struct {
+		p float64
+		l string
+	}{{0.9, "b"}, {0.2, "a"}} {
+		e := ex(r.p, r.l)
+		named.Add(&e, 1)
+	}
+	for _, r := range []struct {
+		p float64
+		l int
+	}{{0.9, 0}, {0.2, 1}} {
+		e := ex(r.p, r.l)
+		ids.Add(&e, 1)
+	}
+	b, err := ids.MarshalBinary()
+	require.NoError(t, err)
+	decoded, err := m.DecodeState(b)
+	require.NoError(t, err)
+	for _, other := range []core.State{ids, decoded} {
+		s, err := core.CopyState(m, named)
+		require.NoError(t, err)
+		require.NoError(t, s.Merge(other))
+		require.Equal(t, "mixed class ids and names", s.Result().Reason)
+	}
+}

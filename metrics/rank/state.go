@@ -391,5 +391,11 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 			}
 		}
 	}
+	if version == stateVersion && len(s.tables) > 0 {
+		// Format 1 holds ids only: the state has seen ids, as it had in memory, so that a
+		// merge with a named state is "mixed class ids and names" whether or not either
+		// state went through its bytes.
+		s.seen = seenIDs
+	}
 	return s, nil
 }
