@@ -549,6 +549,10 @@ func (r *arrowReader) intColumns(b *fileread.Builder, seg fileread.Seg) (ok bool
 				dicts = make([]*pipeline.DictColumn, len(seg.Cols))
 			}
 			dicts[f] = d
+			// Integers also as a plain column, for when the dictionaries cannot be
+			// folded (too many code combinations, or another field is not a dictionary):
+			// the batch then takes the integer path instead of being decoded row by row.
+			ints[f] = dictInts(d)
 		case *array.Int64:
 			ints[f] = a.Int64Values()[lo:hi:hi]
 		case *array.Int32:
@@ -608,6 +612,24 @@ func (r *arrowReader) dictColumn(a *array.Dictionary, lo, hi int) *pipeline.Dict
 		return nil
 	}
 	return &pipeline.DictColumn{Values: vals, Codes: codes}
+}
+
+// dictInts is a dictionary column of integers as its rows' values; nil when a dictionary
+// value is not an integer.
+func dictInts(d *pipeline.DictColumn) []int64 {
+	for _, v := range d.Values {
+		if v.Kind != core.Int {
+			return nil
+		}
+	}
+	out := make([]int64, len(d.Codes))
+	for i, c := range d.Codes {
+		if c < 0 || int(c) >= len(d.Values) {
+			return nil // a corrupt code: the row path reports it
+		}
+		out[i] = d.Values[c].Int
+	}
+	return out
 }
 
 func widen32[T int8 | uint8 | int16 | uint16](xs []T) []int32 {

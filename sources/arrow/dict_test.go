@@ -102,3 +102,14 @@ func TestFillDictionaryColumns(t *testing.T) {
 		})
 	}
 }
+
+// An integer dictionary column is also handed over as plain integers (for the integer path
+// when the dictionaries cannot be folded); a dictionary of strings, or a corrupt code, is not.
+func TestDictInts(t *testing.T) {
+	ints := &pipeline.DictColumn{Values: []core.Value{{Kind: core.Int, Int: 7}, {Kind: core.Int, Int: 3}}, Codes: []int32{1, 0, 1}}
+	require.Equal(t, []int64{3, 7, 3}, dictInts(ints))
+	strs := &pipeline.DictColumn{Values: []core.Value{{Kind: core.Int, Int: 7}, core.FromJSON("a")}, Codes: []int32{0}}
+	require.Nil(t, dictInts(strs))
+	bad := &pipeline.DictColumn{Values: []core.Value{{Kind: core.Int, Int: 7}}, Codes: []int32{0, 1}}
+	require.Nil(t, dictInts(bad))
+}

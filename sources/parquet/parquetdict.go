@@ -395,7 +395,10 @@ func (d *dictReader) readData(src []byte, nvals int, enc parquet.Encoding, defLe
 			}
 			values = 0
 			for _, l := range d.scr {
-				values += int(l) // 0 or 1: a 1-bit level
+				if l > 1 {
+					return fmt.Errorf("%w: definition level %d above the column's maximum 1", errDictPage, l)
+				}
+				values += int(l)
 			}
 		}
 		if values < nvals {
