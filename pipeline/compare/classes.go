@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/stats"
@@ -169,14 +167,7 @@ func (r *Report) classBlock(tw io.Writer, prefix string, m Metric, digits int) {
 			case row.Baseline:
 				delta = "(baseline)"
 			case cr.Tested:
-				delta = signed(cr.Test.Delta, digits)
-				if !math.IsNaN(cr.Test.DeltaLow) {
-					delta += " [" + signed(cr.Test.DeltaLow, digits) + ", " + signed(cr.Test.DeltaHigh, digits) + "]"
-				}
-				p = "p = " + strconv.FormatFloat(cr.Test.P, 'f', 4, 64)
-				if cr.Significant(r.Alpha) {
-					p += " *"
-				}
+				delta, p = formatTest(cr.Test, r.Alpha, digits)
 			case row.Value != nil && row.Reason != "":
 				delta = row.Reason
 			case listed && cr.Value != nil:

@@ -267,14 +267,7 @@ func (r *Report) WriteTable(w io.Writer, digits int) error {
 				case row.Baseline:
 					delta = "(baseline)"
 				case row.Tested:
-					delta = signed(row.Test.Delta, digits)
-					if !math.IsNaN(row.Test.DeltaLow) {
-						delta += " [" + signed(row.Test.DeltaLow, digits) + ", " + signed(row.Test.DeltaHigh, digits) + "]"
-					}
-					p = "p = " + strconv.FormatFloat(row.Test.P, 'f', 4, 64)
-					if row.Significant(r.Alpha) {
-						p += " *"
-					}
+					delta, p = formatTest(row.Test, r.Alpha, digits)
 				case row.Value != nil:
 					delta = row.Reason
 				}
@@ -295,6 +288,20 @@ func (r *Report) WriteTable(w io.Writer, digits int) error {
 	}
 	_, err := fmt.Fprintf(w, "* p < %v (%s, %s); delta = candidate − baseline\n", r.Alpha, r.testName(), sided)
 	return err
+}
+
+// formatTest is a paired test's table cells: the delta with its interval, and the p-value
+// marked * when significant at alpha.
+func formatTest(t stats.Paired, alpha float64, digits int) (delta, p string) {
+	delta = signed(t.Delta, digits)
+	if !math.IsNaN(t.DeltaLow) {
+		delta += " [" + signed(t.DeltaLow, digits) + ", " + signed(t.DeltaHigh, digits) + "]"
+	}
+	p = "p = " + strconv.FormatFloat(t.P, 'f', 4, 64)
+	if t.P < alpha {
+		p += " *"
+	}
+	return delta, p
 }
 
 // finite reports whether every number in a metric value (a scalar, a per-class list or a
