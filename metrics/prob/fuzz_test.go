@@ -2,6 +2,7 @@ package prob
 
 import (
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -16,14 +17,23 @@ func FuzzDecodeState(f *testing.F) {
 		s := m.NewState()
 		s.Add(ex([]any{0.25, 0.75}, 1), 3)
 		s.Add(ex([]any{0.5, 0.5}, 0), 1)
-		named := m.NewState()
-		named.Add(ex(0.3, "b"), 2)
-		named.Add(ex(0.6, "a"), 1)
-		if nb, err := named.MarshalBinary(); err == nil {
-			f.Add(nb)
-		}
 		b, _ := s.MarshalBinary()
 		f.Add(b)
+		// States of class names (format 2): binary, lists, ragged, and mixed with ids.
+		for _, recs := range [][][2]any{
+			{{0.3, "b"}, {0.6, "a"}},
+			{{[]any{0.2, 0.3, 0.5}, "b"}, {[]any{0.6, 0.3, 0.1}, "c"}, {[]any{0.1, 0.1, 0.8}, "a"}},
+			{{[]any{0.2, 0.8}, "b"}, {0.6, "a"}},
+			{{0.3, "b"}, {0.6, int64(1)}},
+		} {
+			named := m.NewState()
+			for i, r := range recs {
+				named.Add(ex(r[0], r[1]), int64(i+1))
+			}
+			if nb, err := named.MarshalBinary(); err == nil {
+				f.Add(nb)
+			}
+		}
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for _, m := range metrics {
@@ -31,8 +41,24 @@ func FuzzDecodeState(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			_ = s.Result()
+			res := s.Result()
+			if v, ok := res.Value.(float64); ok && (math.IsNaN(v) || math.IsInf(v, 0)) {
+				t.Fatalf("%s: a decoded state scores %v", m.Signature(), v)
+			}
+			// What decodes is a state: its bytes decode again to the same result.
+			c, err := core.CopyState(m, s)
+			if err != nil {
+				t.Fatalf("%s: a decoded state does not round-trip: %v", m.Signature(), err)
+			}
+			if again := c.Result(); !reflect.DeepEqual(res, again) {
+				t.Fatalf("%s: result %v, after a round trip %v", m.Signature(), res, again)
+			}
 			_ = s.Merge(m.NewState())
+			_ = c.Merge(c)
+			s.Add(ex(0.5, "z"), 1)
+			s.Add(ex([]any{0.5, 0.5}, int64(1)), 1)
+			_ = s.Result()
+			_ = c.Result()
 			if _, err := s.MarshalBinary(); err != nil {
 				t.Fatal(err)
 			}
