@@ -398,3 +398,81 @@ func TestDecodedIDStateMixedWithNames(t *testing.T) {
 		require.Equal(t, "mixed class ids and names", s.Result().Reason)
 	}
 }
+
+// TestDecodeRejectsInconsistentNames: saved bytes whose class names disagree with the counts
+// are corrupt. A name without records cannot be in a state (a name is added with its first
+// record): decoded, it would shift which sorted name a score column belongs to in merges
+// and decide the one-name rules of Result.
+func TestDecodeRejectsInconsistentNames(t *testing.T) {
+	fold := func(t *testing.T, typ string, opts map[string]any, exs ...core.Example) (core.Metric, *State) {
+		m, err := build(t, typ, opts)
+		require.NoError(t, err)
+		s := m.NewState().(*State)
+		for i := range exs {
+			s.Add(&exs[i], 1)
+		}
+		return m, s
+	}
+	for _, tc := range []struct {
+		name   string
+		typ    string
+		opts   map[string]any
+		exs    []core.Example
+		break_ func(s *State)
+	}{
+		{"a binary name without records", "average_precision", nil, []core.Example{ex(0.2, "a"), ex(0.7, "a")},
+			func(s *State) { s.names = append(s.names, "b") }},
+		{"a multiclass name without records", "auroc", nil,
+			[]core.Example{ex([]any{0.2, 0.3, 0.5}, "a"), ex([]any{0.6, 0.3, 0.1}, "b")},
+			func(s *State) { s.names = append(s.names, "c") }},
+		{"a binned name without records", "auroc", map[string]any{"compat": "torchmetrics", "thresholds": 4},
+			[]core.Example{ex(0.2, int64(0))},
+			func(s *State) { s.seen, s.names = seenNames, []string{"a", "b"} }},
+		{"counts of a state that no longer counts", "auroc", nil, []core.Example{ex(0.2, int64(0)), ex(0.7, int64(1))},
+			func(s *State) { s.seen = seenIDs | seenNames }},
+		// Merged into a state of ids, it would make it "mixed class ids and names".
+		{"class kinds without records", "auroc", nil, []core.Example{ex(0.2, "a"), ex(0.7, int64(1))},
+			func(s *State) { s.tables = nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, s := fold(t, tc.typ, tc.opts, tc.exs...)
+			b, err := s.MarshalBinary()
+			require.NoError(t, err)
+			_, err = m.DecodeState(b)
+			require.NoError(t, err, "the unbroken state decodes")
+			tc.break_(s)
+			b, err = s.MarshalBinary()
+			require.NoError(t, err)
+			_, err = m.DecodeState(b)
+			require.ErrorIs(t, err, core.ErrCorruptState)
+		})
+	}
+}
+
+// TestDecodeTruncated: every proper prefix of a state's bytes is corrupt.
+func TestDecodeTruncated(t *testing.T) {
+	for _, tc := range []struct {
+		typ  string
+		opts map[string]any
+		exs  []core.Example
+	}{
+		{"average_precision", map[string]any{"pos_label": "b"}, []core.Example{ex(0.2, "a"), ex(0.7, "b"), ex(0.4, "b")}},
+		{"auroc", nil, []core.Example{ex([]any{0.2, 0.3, 0.5}, "c"), ex([]any{0.6, 0.3, 0.1}, "a"), ex([]any{0.1, 0.1, 0.8}, "b")}},
+		{"auroc", nil, []core.Example{ex(0.2, "a"), ex(0.7, int64(1))}},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": 3}, []core.Example{ex(0.2, int64(0)), ex(0.7, int64(1))}},
+		{"average_precision", nil, []core.Example{ex(0.2, int64(0)), ex([]any{0.2, 0.3, 0.5}, int64(2))}},
+	} {
+		m, err := build(t, tc.typ, tc.opts)
+		require.NoError(t, err)
+		s := m.NewState()
+		for i := range tc.exs {
+			s.Add(&tc.exs[i], 1)
+		}
+		b, err := s.MarshalBinary()
+		require.NoError(t, err)
+		for n := range len(b) {
+			_, err := m.DecodeState(b[:n])
+			require.ErrorIs(t, err, core.ErrCorruptState, "%s: %d of %d bytes", tc.typ, n, len(b))
+		}
+	}
+}
