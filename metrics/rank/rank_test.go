@@ -476,3 +476,37 @@ func TestDecodeTruncated(t *testing.T) {
 		}
 	}
 }
+
+// TestAPOneName: average_precision_score with string labels of one class scores, with a
+// warning only: 1.0 when pos_label is that class, else 0.0 — also without pos_label, whose
+// default 1 (an integer) is no class name, not even "1" (scikit-learn 1.9.1).
+func TestAPOneName(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  map[string]any
+		label string
+		want  float64
+	}{
+		{"no pos_label", nil, "cat", 0},
+		{"no pos_label, name 1", nil, "1", 0},
+		{"pos_label is the name", map[string]any{"pos_label": "cat"}, "cat", 1},
+		{"pos_label is another name", map[string]any{"pos_label": "dog"}, "cat", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := build(t, "average_precision", tc.opts)
+			require.NoError(t, err)
+			parts := []core.State{m.NewState(), m.NewState()}
+			for i, x := range []float64{0.1, 0.9, 0.3, 0.3} {
+				e := ex(x, tc.label)
+				parts[i%2].Add(&e, 1)
+			}
+			require.NoError(t, parts[0].Merge(parts[1]))
+			res := parts[0].Result()
+			require.Equal(t, tc.want, res.Value, res.Reason)
+			require.Equal(t, []string{tc.label}, res.Details["classes"])
+			if tc.want == 0 {
+				require.Contains(t, res.Details["note"], "No positive class found in y_true")
+			}
+		})
+	}
+}
