@@ -48,7 +48,7 @@ func Docs() []core.Doc {
 				"sklearn: average_precision_score exactly (binary with no positives gives 0.0); multiclass is null when a class 0..C-1 has no positive record (sklearn raises) or only one class is present. " +
 				"torchmetrics: BinaryAveragePrecision / MulticlassAveragePrecision (float64 here, float32 there). details: records, support",
 			Options: []core.OptionDoc{thresholds, average,
-				{Name: "pos_label", Default: "none (class id 1)", Help: "compat sklearn: the positive class of a binary input, a class name or the id 0 or 1 (scikit-learn's pos_label); required when two class names are seen. Other ids are null (sklearn raises), and with multiclass score lists any value but 1 is null (sklearn: pos_label is fixed to 1 for multiclass y_true). With compat torchmetrics it is a config error"}},
+				{Name: "pos_label", Default: "none (class id 1)", Help: "compat sklearn: the positive class of a binary input, a class name or the id 0 or 1 (scikit-learn's pos_label); required when two class names are seen. Any other value with ids 0 and 1 both seen is null (sklearn raises); with one id only every record is negative and the score 0.0 (sklearn warns; details.note), and with multiclass score lists any value but 1 is null (sklearn: pos_label is fixed to 1 for multiclass y_true). With compat torchmetrics it is a config error"}},
 			Invalid: invalid,
 			Memory:  memory,
 		},

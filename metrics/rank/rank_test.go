@@ -510,3 +510,42 @@ func TestAPOneName(t *testing.T) {
 		})
 	}
 }
+
+// TestAPOneIDPosLabel: with class ids of one class only, a pos_label that is no class does
+// not raise in scikit-learn (it checks pos_label against the labels present only when there
+// are two): every record is negative and average_precision_score is 0.0 with a warning.
+func TestAPOneIDPosLabel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pos    any
+		label  int64
+		want   any
+		reason string
+	}{
+		{"pos_label 2, ids 0", 2, 0, 0.0, ""},
+		{"pos_label name, ids 1", "a", 1, 0.0, ""},
+		{"pos_label 0, ids 1", 0, 1, 0.0, ""},
+		{"pos_label 1, ids 1", 1, 1, 1.0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := build(t, "average_precision", map[string]any{"pos_label": tc.pos})
+			require.NoError(t, err)
+			s := m.NewState()
+			for _, x := range []float64{0.1, 0.9, 0.3} {
+				e := ex(x, tc.label)
+				s.Add(&e, 1)
+			}
+			res := s.Result()
+			require.Equal(t, tc.want, res.Value, res.Reason)
+		})
+	}
+	// Both ids present: a pos_label that is neither raises in scikit-learn.
+	m, err := build(t, "average_precision", map[string]any{"pos_label": 2})
+	require.NoError(t, err)
+	s := m.NewState()
+	for i, x := range []float64{0.1, 0.9} {
+		e := ex(x, int64(i))
+		s.Add(&e, 1)
+	}
+	require.Equal(t, "pos_label is not a class", s.Result().Reason)
+}

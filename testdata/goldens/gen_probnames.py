@@ -154,6 +154,16 @@ for pos in (0, 1):
 v = sk(lambda: average_precision_score(y, s, pos_label=2))
 assert v is None
 add("ap-ids-pos-label-2", {"type": "average_precision", "pos_label": 2}, ids, v)
+# One id only: sklearn checks pos_label against the labels present only when there are two,
+# so a pos_label that is no class makes every record negative (0.0, a warning only).
+for cls in (0, 1):
+    one_id = [{"prediction": x, "label": cls} for x in (0.1, 0.9, 0.3)]
+    y1 = np.asarray([cls] * 3)
+    s1 = np.asarray([0.1, 0.9, 0.3])
+    add(f"ap-ids-only-{cls}", {"type": "average_precision"}, one_id, sk(lambda: average_precision_score(y1, s1)))
+    for pos in (0, 1, 2, "a"):
+        add(f"ap-ids-only-{cls}-pos-label-{pos}", {"type": "average_precision", "pos_label": pos}, one_id,
+            sk(lambda: average_precision_score(y1, s1, pos_label=pos)))
 
 # Mixed ids and names: sklearn raises on mixed label types.
 mixed = [{"prediction": 0.1, "label": 0}, {"prediction": 0.9, "label": "pos"}]
