@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/goldentest"
 )
 
 // FuzzDecodeState: decoding arbitrary bytes never panics; a state that decodes is usable.
@@ -42,10 +43,13 @@ func FuzzDecodeState(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			_ = s.Result()
+			res := s.Result()
 			c, err := core.CopyState(m, s)
 			if err != nil {
 				t.Fatalf("a decoded state does not round-trip: %v", err)
+			}
+			if a, b := goldentest.Fingerprint(res), goldentest.Fingerprint(c.Result()); a != b {
+				t.Fatalf("%s: result %s, after a round trip %s", m.Signature(), a, b)
 			}
 			s.Add(ex(1, 1), 1)
 			c.Add(ex("a", "b"), 1)

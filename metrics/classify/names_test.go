@@ -373,11 +373,41 @@ func TestNamesDecodeRejects(t *testing.T) {
 		"empty name":         encode(seenNames, []string{"", "b"}, [][3]int64{{0, 1, 2}, {1, 1, 1}}, 2),
 		"not utf-8":          encode(seenNames, []string{"a", "\xff"}, [][3]int64{{0, 1, 2}, {1, 1, 1}}, 2),
 		"version 3":          append([]byte{3}, ok[1:]...),
+		// A state writes format 2 once it has seen a record: merged into a state of ids,
+		// these would make it "mixed class ids and names".
+		"names without records":      encode(seenNames, nil, nil, 0),
+		"mixed without records":      encode(seenIDs|seenNames, nil, nil, 0),
+		"too many names, no records": encode(seenNames|tooMany, nil, nil, 0),
 	}
 	for name, b := range bad {
 		_, err := m.DecodeState(b)
 		require.ErrorIs(t, err, core.ErrCorruptState, name)
 	}
+	acc := build(t, "accuracy", nil)
+	var ae core.Encoder
+	ae.Byte(namedStateVersion)
+	ae.String(acc.Signature())
+	ae.Byte(seenNames)
+	ae.Varint(0) // correct
+	ae.Varint(0) // total
+	ae.Uvarint(0)
+	ae.Uvarint(0)
+	ae.Uvarint(0)
+	_, err = acc.DecodeState(ae.B)
+	require.ErrorIs(t, err, core.ErrCorruptState, "accuracy: names without records")
+
+	// A state of ids without records has no classes: a matrix of 5 classes there would grow
+	// the matrix of every state it is merged into.
+	var ie core.Encoder
+	ie.Byte(stateVersion)
+	ie.String(m.Signature())
+	ie.Varint(0) // correct
+	ie.Varint(0) // total
+	ie.Uvarint(5)
+	ie.Uvarint(0)
+	_, err = m.DecodeState(ie.B)
+	require.ErrorIs(t, err, core.ErrCorruptState, "ids: classes without records")
+
 	// More names than max_classes.
 	small := build(t, "f1", map[string]any{"max_classes": 1})
 	var e core.Encoder

@@ -161,6 +161,12 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	if bad != "" {
 		return nil, fmt.Errorf("%w: classify: %s", core.ErrCorruptState, bad)
 	}
+	if s.total == 0 && (version == namedStateVersion || s.mat.n != 0) {
+		// A state without records has no classes, and writes format 2 only once it has seen
+		// one: merged into another state, these bytes would grow its matrix or make it
+		// "mixed class ids and names".
+		return nil, fmt.Errorf("%w: classify: classes or class kinds without records", core.ErrCorruptState)
+	}
 	if s.dropped() {
 		return s, nil
 	}

@@ -186,11 +186,20 @@ func (s *BrierState) MarshalBinary() ([]byte, error) {
 
 // DecodeState reads a state written by MarshalBinary.
 func (m *Brier) DecodeState(b []byte) (core.State, error) {
-	ss, t, err := unmarshalNamed(b, "brier", m.sig, MaxNameClasses)
+	ss, t, err := unmarshalNamed(b, "brier", m.sig, MaxNameClasses, brierCols)
 	if err != nil {
 		return nil, err
 	}
 	return &BrierState{m: m, sumState: ss, names: t}, nil
+}
+
+// brierCols is the number of sums a name keeps for records of w probabilities: the sum of a
+// float prediction's terms, or the base sum and one correction per column (addListTerms).
+func brierCols(w int) int {
+	if w == 1 {
+		return 1
+	}
+	return 1 + w
 }
 
 // Result is the mean per-record squared error summed over the columns, halved for inputs with

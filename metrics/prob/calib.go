@@ -182,7 +182,15 @@ func (m *Calibration) DecodeState(b []byte) (core.State, error) {
 		if count[i] < 0 || correct[i] < 0 || correct[i] > count[i] || total+count[i] < total {
 			return nil, corrupt("calibration_error: bad bin counts")
 		}
+		// A confidence is a probability: a bin's sum is in [0, its count].
+		if c := s.conf[i].Float(); !(c >= 0 && c <= float64(count[i])) {
+			return nil, corrupt("calibration_error: a bin's confidence sum outside [0, its count]")
+		}
 		total += count[i]
+	}
+	// The shape records widths only (no class ids), of every record.
+	if s.shape.maxLabel != -1 || (total == 0) != (s.shape.width == 0) || (total == 0 && s.shape.ragged) {
+		return nil, corrupt("calibration_error: record count and width disagree")
 	}
 	copy(s.count, count)
 	copy(s.correct, correct)

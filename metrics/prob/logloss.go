@@ -174,12 +174,16 @@ func (s *LogLossState) MarshalBinary() ([]byte, error) {
 
 // DecodeState reads a state written by MarshalBinary.
 func (m *LogLoss) DecodeState(b []byte) (core.State, error) {
-	ss, t, err := unmarshalNamed(b, "log_loss", m.sig, MaxNameClasses)
+	ss, t, err := unmarshalNamed(b, "log_loss", m.sig, MaxNameClasses, logLossCols)
 	if err != nil {
 		return nil, err
 	}
 	return &LogLossState{m: m, sumState: ss, names: t}, nil
 }
+
+// logLossCols is the number of sums a name keeps for records of w probabilities: one per
+// column, a binary p being the columns [1 − p, p].
+func logLossCols(w int) int { return max(w, 2) }
 
 // Result is the mean (or, with normalize false, the sum) of the per-record losses.
 func (s *LogLossState) Result() core.Result {

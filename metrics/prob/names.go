@@ -228,8 +228,11 @@ func marshalNamed(ss *sumState, t *names, sig string) []byte {
 	return e.B
 }
 
-// unmarshalNamed reads what marshalNamed wrote for the metric name with signature sig.
-func unmarshalNamed(b []byte, name, sig string, maxNames int) (sumState, names, error) {
+// unmarshalNamed reads what marshalNamed wrote for the metric name with signature sig. cols
+// is the number of sums the metric keeps per name for records of prediction width w: a
+// state whose names hold another number is corrupt, since its result would read a column
+// that is not there or skip one that is.
+func unmarshalNamed(b []byte, name, sig string, maxNames int, cols func(w int) int) (sumState, names, error) {
 	if len(b) == 0 || b[0] != namedStateVersion {
 		ss, err := unmarshalSumState(b, name, sig)
 		return ss, names{max: maxNames}, err
@@ -254,15 +257,38 @@ func unmarshalNamed(b []byte, name, sig string, maxNames int) (sumState, names, 
 	}
 	var named int64
 	for i := range t.entries {
+		if named+t.entries[i].n < named {
+			return sumState{}, names{}, corrupt(name + ": record counts overflow")
+		}
 		named += t.entries[i].n
 	}
 	switch {
-	case ss.n < 0 || named > ss.n || named < 0:
+	case ss.n <= 0 || named > ss.n:
 		return sumState{}, names{}, corrupt(name + ": record counts")
 	case t.dropped() && (!ss.sum.IsZero() || ss.shape.maxLabel != -1):
 		return sumState{}, names{}, corrupt(name + ": sums in a state that no longer counts")
 	case !t.dropped() && (named != ss.n || !ss.sum.IsZero() || ss.shape.maxLabel != -1):
 		return sumState{}, names{}, corrupt(name + ": class ids in a state of class names")
+	case ss.shape.width == 0:
+		return sumState{}, names{}, corrupt(name + ": records without a prediction width")
+	}
+	if t.dropped() {
+		return ss, t, nil
+	}
+	// Every record of a state that still counts names has a class name, so its width is one
+	// readNamed accepts with a name, and every name holds the sums of that width (a ragged
+	// state: of some width, its result being null whatever they hold).
+	if ss.shape.width > MaxNameClasses {
+		return sumState{}, names{}, corrupt(fmt.Sprintf("%s: %d probabilities with class names", name, ss.shape.width))
+	}
+	lo, hi := cols(ss.shape.width), cols(ss.shape.width)
+	if ss.shape.ragged {
+		lo, hi = cols(1), cols(MaxNameClasses)
+	}
+	for i := range t.entries {
+		if nc := len(t.entries[i].cols); nc < lo || nc > hi {
+			return sumState{}, names{}, corrupt(fmt.Sprintf("%s: class name %q with %d sums, want %d for %d probabilities", name, t.entries[i].name, nc, cols(ss.shape.width), ss.shape.width))
+		}
 	}
 	return ss, t, nil
 }

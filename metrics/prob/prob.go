@@ -197,6 +197,23 @@ func (s *shape) decode(d *core.Decoder) error {
 	return nil
 }
 
+// fitsIDs reports whether s can be the shape of n records of class ids, as read checks
+// them: none has no width and no label; otherwise a width and a label, which is 0 or 1 for a
+// float prediction and a column of a list (of the first width seen, unless ragged).
+func (s *shape) fitsIDs(n int64) bool {
+	switch {
+	case n == 0:
+		return s.width == 0 && !s.ragged && s.maxLabel == -1
+	case s.width == 0 || s.maxLabel < 0:
+		return false
+	case s.ragged:
+		return true
+	case s.width == 1:
+		return s.maxLabel <= 1
+	}
+	return s.maxLabel < int64(s.width)
+}
+
 // classCheck is scikit-learn's check with labels=range(C), C the largest class id + 1: at
 // least two classes, and a probability list must have exactly C columns. It returns the
 // reason for a null result, or "".

@@ -452,3 +452,123 @@ func TestBrierNumericLookingPosLabel(t *testing.T) {
 	s.Add(ex(0.1, "-1"), 1)
 	require.InDelta(t, 0.01, s.Result().Value, 1e-15)
 }
+
+// TestDecodeRejectsInconsistentStates: bytes whose parts disagree (a name's column count
+// against the prediction width, counts against the shape) are corrupt, not a state whose
+// result would silently skip or invent a column.
+func TestDecodeRejectsInconsistentStates(t *testing.T) {
+	named := func(typ string, opts map[string]any, recs ...[2]any) func(t *testing.T) (core.Metric, core.State) {
+		return func(t *testing.T) (core.Metric, core.State) {
+			m := build(t, typ, opts)
+			s := m.NewState()
+			for _, r := range recs {
+				s.Add(ex(r[0], r[1]), 2)
+			}
+			return m, s
+		}
+	}
+	binLog := named("log_loss", nil, [2]any{0.8, "pos"}, [2]any{0.3, "neg"})
+	listLog := named("log_loss", nil, [2]any{[]any{0.2, 0.3, 0.5}, "a"}, [2]any{[]any{0.6, 0.3, 0.1}, "b"}, [2]any{[]any{0.1, 0.1, 0.8}, "c"})
+	binBrier := named("brier", map[string]any{"pos_label": "pos"}, [2]any{0.8, "pos"}, [2]any{0.3, "neg"})
+	listBrier := named("brier", nil, [2]any{[]any{0.2, 0.8}, "pos"}, [2]any{[]any{0.7, 0.3}, "neg"})
+	idLog := named("log_loss", nil, [2]any{[]any{0.2, 0.3, 0.5}, int64(2)}, [2]any{[]any{0.6, 0.3, 0.1}, int64(0)})
+	idBrier := named("brier", nil, [2]any{0.3, int64(1)}, [2]any{0.6, int64(0)})
+	calib := named("calibration_error", nil, [2]any{0.3, int64(1)}, [2]any{0.6, int64(0)})
+	names := func(s core.State) *names {
+		switch s := s.(type) {
+		case *LogLossState:
+			return &s.names
+		case *BrierState:
+			return &s.names
+		}
+		panic("no names")
+	}
+	sums := func(s core.State) *sumState {
+		switch s := s.(type) {
+		case *LogLossState:
+			return &s.sumState
+		case *BrierState:
+			return &s.sumState
+		}
+		panic("no sumState")
+	}
+	for _, tc := range []struct {
+		name   string
+		state  func(t *testing.T) (core.Metric, core.State)
+		break_ func(s core.State)
+	}{
+		{"log_loss: a name with one column of two", binLog, func(s core.State) { e := &names(s).entries[1]; e.cols = e.cols[:1] }},
+		{"log_loss: a name with three columns of two", binLog, func(s core.State) { e := &names(s).entries[0]; e.grow(3) }},
+		{"log_loss: a name with two columns of three", listLog, func(s core.State) { e := &names(s).entries[2]; e.cols = e.cols[:2] }},
+		{"log_loss: names without a width", binLog, func(s core.State) { sums(s).shape.width = 0 }},
+		{"log_loss: names wider than the name limit", listLog, func(s core.State) { sums(s).shape.width = MaxNameClasses + 1 }},
+		{"brier: a binary name without its column", binBrier, func(s core.State) { names(s).entries[0].cols = nil }},
+		{"brier: a binary name with list columns", binBrier, func(s core.State) { names(s).entries[0].grow(3) }},
+		{"brier: a list name missing a correction column", listBrier, func(s core.State) { e := &names(s).entries[1]; e.cols = e.cols[:2] }},
+		{"log_loss: record counts of names wrap around", listLog, func(s core.State) {
+			// MaxInt64 + MaxInt64 + 4 wraps to 2 = the record count.
+			t := names(s)
+			t.entries[0].n, t.entries[1].n, t.entries[2].n = math.MaxInt64, math.MaxInt64, 4
+			sums(s).n = 2
+		}},
+		{"log_loss ids: records without a width", idLog, func(s core.State) { sums(s).shape.width = 0 }},
+		{"log_loss ids: a label beyond the columns", idLog, func(s core.State) { sums(s).shape.maxLabel = 3 }},
+		{"log_loss ids: records without a label", idLog, func(s core.State) { sums(s).shape.maxLabel = -1 }},
+		{"brier ids: label 2 with a binary prediction", idBrier, func(s core.State) { sums(s).shape.maxLabel = 2 }},
+		{"brier ids: a sum without records", idBrier, func(s core.State) { sums(s).n = 0 }},
+		{"calibration: a class id in its shape", calib, func(s core.State) { s.(*CalibrationState).shape.maxLabel = 1 }},
+		{"calibration: records without a width", calib, func(s core.State) { s.(*CalibrationState).shape.width = 0 }},
+		{"calibration: a bin's confidence above its count", calib, func(s core.State) {
+			c := s.(*CalibrationState)
+			for i := range c.conf {
+				if c.count[i] > 0 {
+					c.conf[i].Add(float64(c.count[i]))
+					return
+				}
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, s := tc.state(t)
+			b, err := s.MarshalBinary()
+			require.NoError(t, err)
+			_, err = m.DecodeState(b)
+			require.NoError(t, err, "the unbroken state decodes")
+			tc.break_(s)
+			b, err = s.MarshalBinary()
+			require.NoError(t, err)
+			_, err = m.DecodeState(b)
+			require.ErrorIs(t, err, core.ErrCorruptState)
+		})
+	}
+}
+
+// TestDecodeTruncated: every proper prefix of a state's bytes is corrupt (an error, never a
+// panic or a state).
+func TestDecodeTruncated(t *testing.T) {
+	for _, tc := range []struct {
+		typ  string
+		opts map[string]any
+		recs [][2]any
+	}{
+		{"log_loss", nil, [][2]any{{0.8, "pos"}, {0.3, "neg"}, {0.4, "neg"}}},
+		{"log_loss", nil, [][2]any{{[]any{0.2, 0.3, 0.5}, "a"}, {[]any{0.6, 0.3, 0.1}, "b"}}},
+		{"log_loss", nil, [][2]any{{0.8, "pos"}, {0.3, int64(1)}}},
+		{"brier", map[string]any{"pos_label": "pos"}, [][2]any{{0.8, "pos"}, {0.3, "neg"}}},
+		{"brier", nil, [][2]any{{[]any{0.2, 0.8}, "b"}, {[]any{0.7, 0.3}, "a"}}},
+		{"brier", nil, [][2]any{{0.2, int64(1)}, {0.7, int64(0)}}},
+		{"calibration_error", map[string]any{"n_bins": 3}, [][2]any{{0.2, int64(1)}, {0.7, int64(0)}}},
+	} {
+		m := build(t, tc.typ, tc.opts)
+		s := m.NewState()
+		for _, r := range tc.recs {
+			s.Add(ex(r[0], r[1]), 1)
+		}
+		b, err := s.MarshalBinary()
+		require.NoError(t, err)
+		for n := range len(b) {
+			_, err := m.DecodeState(b[:n])
+			require.ErrorIs(t, err, core.ErrCorruptState, "%s: %d of %d bytes", tc.typ, n, len(b))
+		}
+	}
+}

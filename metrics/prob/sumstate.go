@@ -47,5 +47,8 @@ func unmarshalSumState(b []byte, name, sig string) (sumState, error) {
 	if s.n < 0 {
 		return sumState{}, corrupt(name + ": negative count")
 	}
+	if !s.shape.fitsIDs(s.n) || (s.n == 0 && !s.sum.IsZero()) {
+		return sumState{}, corrupt(name + ": record count, width and class ids disagree")
+	}
 	return s, nil
 }

@@ -44,11 +44,11 @@ func Docs() []core.Doc {
 			Direction: core.DirectionHigher,
 			Presets:   []string{compatSklearn, compatTorchmetrics},
 			Value: "average precision: Σ (R_k − R_{k−1})·P_k over the precision-recall curve, step-wise, no interpolation. Inputs as auroc; multiclass is one-vs-rest. " +
-				"Class names (compat sklearn; multiclass as for auroc, one-vs-rest by sorted name): binary needs pos_label (null \"pos_label needed\" without it, as sklearn raises for string labels with its default pos_label=1); pos_label not one of two names is null (\"pos_label is not a class\"); one name only scores 1.0 when it is pos_label and 0.0 otherwise (sklearn); a third name or names mixed with ids are null as for auroc. " +
+				"Class names (compat sklearn; multiclass as for auroc, one-vs-rest by sorted name): binary with two names needs pos_label (null \"pos_label needed\" without it, as sklearn raises for string labels with its default pos_label=1); pos_label not one of two names is null (\"pos_label is not a class\"); one name only scores 1.0 when it is pos_label and 0.0 otherwise, also without pos_label (sklearn: 0.0 with a warning only, whose text is in details.note); a third name or names mixed with ids are null as for auroc. " +
 				"sklearn: average_precision_score exactly (binary with no positives gives 0.0); multiclass is null when a class 0..C-1 has no positive record (sklearn raises) or only one class is present. " +
 				"torchmetrics: BinaryAveragePrecision / MulticlassAveragePrecision (float64 here, float32 there). details: records, support",
 			Options: []core.OptionDoc{thresholds, average,
-				{Name: "pos_label", Default: "none (class id 1)", Help: "compat sklearn: the positive class of a binary input, a class name or the id 0 or 1 (scikit-learn's pos_label); required when labels are class names. Other ids are null (sklearn raises), and with multiclass score lists any value but 1 is null (sklearn: pos_label is fixed to 1 for multiclass y_true). With compat torchmetrics it is a config error"}},
+				{Name: "pos_label", Default: "none (class id 1)", Help: "compat sklearn: the positive class of a binary input, a class name or the id 0 or 1 (scikit-learn's pos_label); required when two class names are seen. Any other value with ids 0 and 1 both seen is null (sklearn raises); with one id only every record is negative and the score 0.0 (sklearn warns; details.note), and with multiclass score lists any value but 1 is null (sklearn: pos_label is fixed to 1 for multiclass y_true). With compat torchmetrics it is a config error"}},
 			Invalid: invalid,
 			Memory:  memory,
 		},

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/goldentest"
 )
 
 // FuzzDecodeState: decoding arbitrary bytes never panics; a state that decodes is usable.
@@ -42,6 +43,12 @@ func FuzzDecodeState(f *testing.F) {
 		}
 		b, _ = mc.MarshalBinary()
 		f.Add(b)
+		one := m.NewState()
+		for _, e := range []core.Example{ex(0.3, "a"), ex(0.8, "a")} {
+			one.Add(&e, 1)
+		}
+		b, _ = one.MarshalBinary()
+		f.Add(b)
 		e := ex(0.2, int64(1))
 		named.Add(&e, 1) // mixed: the counts are dropped
 		b, _ = named.MarshalBinary()
@@ -53,7 +60,17 @@ func FuzzDecodeState(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			_ = s.Result()
+			res := s.Result()
+			// What decodes is a state: its bytes decode again to the same result.
+			c, err := core.CopyState(m, s)
+			if err != nil {
+				t.Fatalf("%s: a decoded state does not round-trip: %v", m.Signature(), err)
+			}
+			if a, b := goldentest.Fingerprint(res), goldentest.Fingerprint(c.Result()); a != b {
+				t.Fatalf("%s: result %s, after a round trip %s", m.Signature(), a, b)
+			}
+			_ = c.Merge(c)
+			_ = c.Result()
 			e := ex(0.5, int64(1))
 			s.Add(&e, 1)
 			n := ex(0.5, "z")

@@ -398,3 +398,154 @@ func TestDecodedIDStateMixedWithNames(t *testing.T) {
 		require.Equal(t, "mixed class ids and names", s.Result().Reason)
 	}
 }
+
+// TestDecodeRejectsInconsistentNames: saved bytes whose class names disagree with the counts
+// are corrupt. A name without records cannot be in a state (a name is added with its first
+// record): decoded, it would shift which sorted name a score column belongs to in merges
+// and decide the one-name rules of Result.
+func TestDecodeRejectsInconsistentNames(t *testing.T) {
+	fold := func(t *testing.T, typ string, opts map[string]any, exs ...core.Example) (core.Metric, *State) {
+		m, err := build(t, typ, opts)
+		require.NoError(t, err)
+		s := m.NewState().(*State)
+		for i := range exs {
+			s.Add(&exs[i], 1)
+		}
+		return m, s
+	}
+	for _, tc := range []struct {
+		name   string
+		typ    string
+		opts   map[string]any
+		exs    []core.Example
+		break_ func(s *State)
+	}{
+		{"a binary name without records", "average_precision", nil, []core.Example{ex(0.2, "a"), ex(0.7, "a")},
+			func(s *State) { s.names = append(s.names, "b") }},
+		{"a multiclass name without records", "auroc", nil,
+			[]core.Example{ex([]any{0.2, 0.3, 0.5}, "a"), ex([]any{0.6, 0.3, 0.1}, "b")},
+			func(s *State) { s.names = append(s.names, "c") }},
+		{"a binned name without records", "auroc", map[string]any{"compat": "torchmetrics", "thresholds": 4},
+			[]core.Example{ex(0.2, int64(0))},
+			func(s *State) { s.seen, s.names = seenNames, []string{"a", "b"} }},
+		{"counts of a state that no longer counts", "auroc", nil, []core.Example{ex(0.2, int64(0)), ex(0.7, int64(1))},
+			func(s *State) { s.seen = seenIDs | seenNames }},
+		// Merged into a state of ids, it would make it "mixed class ids and names".
+		{"class kinds without records", "auroc", nil, []core.Example{ex(0.2, "a"), ex(0.7, int64(1))},
+			func(s *State) { s.tables = nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, s := fold(t, tc.typ, tc.opts, tc.exs...)
+			b, err := s.MarshalBinary()
+			require.NoError(t, err)
+			_, err = m.DecodeState(b)
+			require.NoError(t, err, "the unbroken state decodes")
+			tc.break_(s)
+			b, err = s.MarshalBinary()
+			require.NoError(t, err)
+			_, err = m.DecodeState(b)
+			require.ErrorIs(t, err, core.ErrCorruptState)
+		})
+	}
+}
+
+// TestDecodeTruncated: every proper prefix of a state's bytes is corrupt.
+func TestDecodeTruncated(t *testing.T) {
+	for _, tc := range []struct {
+		typ  string
+		opts map[string]any
+		exs  []core.Example
+	}{
+		{"average_precision", map[string]any{"pos_label": "b"}, []core.Example{ex(0.2, "a"), ex(0.7, "b"), ex(0.4, "b")}},
+		{"auroc", nil, []core.Example{ex([]any{0.2, 0.3, 0.5}, "c"), ex([]any{0.6, 0.3, 0.1}, "a"), ex([]any{0.1, 0.1, 0.8}, "b")}},
+		{"auroc", nil, []core.Example{ex(0.2, "a"), ex(0.7, int64(1))}},
+		{"auroc", map[string]any{"compat": "torchmetrics", "thresholds": 3}, []core.Example{ex(0.2, int64(0)), ex(0.7, int64(1))}},
+		{"average_precision", nil, []core.Example{ex(0.2, int64(0)), ex([]any{0.2, 0.3, 0.5}, int64(2))}},
+	} {
+		m, err := build(t, tc.typ, tc.opts)
+		require.NoError(t, err)
+		s := m.NewState()
+		for i := range tc.exs {
+			s.Add(&tc.exs[i], 1)
+		}
+		b, err := s.MarshalBinary()
+		require.NoError(t, err)
+		for n := range len(b) {
+			_, err := m.DecodeState(b[:n])
+			require.ErrorIs(t, err, core.ErrCorruptState, "%s: %d of %d bytes", tc.typ, n, len(b))
+		}
+	}
+}
+
+// TestAPOneName: average_precision_score with string labels of one class scores, with a
+// warning only: 1.0 when pos_label is that class, else 0.0 — also without pos_label, whose
+// default 1 (an integer) is no class name, not even "1" (scikit-learn 1.9.1).
+func TestAPOneName(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		opts  map[string]any
+		label string
+		want  float64
+	}{
+		{"no pos_label", nil, "cat", 0},
+		{"no pos_label, name 1", nil, "1", 0},
+		{"pos_label is the name", map[string]any{"pos_label": "cat"}, "cat", 1},
+		{"pos_label is another name", map[string]any{"pos_label": "dog"}, "cat", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := build(t, "average_precision", tc.opts)
+			require.NoError(t, err)
+			parts := []core.State{m.NewState(), m.NewState()}
+			for i, x := range []float64{0.1, 0.9, 0.3, 0.3} {
+				e := ex(x, tc.label)
+				parts[i%2].Add(&e, 1)
+			}
+			require.NoError(t, parts[0].Merge(parts[1]))
+			res := parts[0].Result()
+			require.Equal(t, tc.want, res.Value, res.Reason)
+			require.Equal(t, []string{tc.label}, res.Details["classes"])
+			if tc.want == 0 {
+				require.Contains(t, res.Details["note"], "No positive class found in y_true")
+			}
+		})
+	}
+}
+
+// TestAPOneIDPosLabel: with class ids of one class only, a pos_label that is no class does
+// not raise in scikit-learn (it checks pos_label against the labels present only when there
+// are two): every record is negative and average_precision_score is 0.0 with a warning.
+func TestAPOneIDPosLabel(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		pos    any
+		label  int64
+		want   any
+		reason string
+	}{
+		{"pos_label 2, ids 0", 2, 0, 0.0, ""},
+		{"pos_label name, ids 1", "a", 1, 0.0, ""},
+		{"pos_label 0, ids 1", 0, 1, 0.0, ""},
+		{"pos_label 1, ids 1", 1, 1, 1.0, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := build(t, "average_precision", map[string]any{"pos_label": tc.pos})
+			require.NoError(t, err)
+			s := m.NewState()
+			for _, x := range []float64{0.1, 0.9, 0.3} {
+				e := ex(x, tc.label)
+				s.Add(&e, 1)
+			}
+			res := s.Result()
+			require.Equal(t, tc.want, res.Value, res.Reason)
+		})
+	}
+	// Both ids present: a pos_label that is neither raises in scikit-learn.
+	m, err := build(t, "average_precision", map[string]any{"pos_label": 2})
+	require.NoError(t, err)
+	s := m.NewState()
+	for i, x := range []float64{0.1, 0.9} {
+		e := ex(x, int64(i))
+		s.Add(&e, 1)
+	}
+	require.Equal(t, "pos_label is not a class", s.Result().Reason)
+}

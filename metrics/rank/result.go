@@ -395,7 +395,7 @@ func (s *State) Result() core.Result {
 		details["classes"] = slices.Clone(s.names)
 	}
 	if t.width == 2 {
-		pos, res, ok := s.positive(details)
+		pos, res, ok := s.positive(totals, details)
 		if !ok {
 			return res
 		}
@@ -420,9 +420,14 @@ func (s *State) Result() core.Result {
 // positive returns the label of the positive class of a binary table, or the result when
 // scikit-learn has none. Class ids: 1, or pos_label 0 or 1. Class names: for auroc the greater
 // in sorted order (label 1, which has no records when only one name was seen: only one class
-// present), for average_precision pos_label, which must be given.
-func (s *State) positive(details map[string]any) (int, core.Result, bool) {
+// present), for average_precision pos_label, which must be given unless only one name was
+// seen.
+func (s *State) positive(totals []int64, details map[string]any) (int, core.Result, bool) {
 	m := s.m
+	// One name or id that is not pos_label: every record is negative, and scikit-learn
+	// scores 0.0 with a warning only (it checks pos_label against the labels present only
+	// when there are two).
+	const allNegative = "scikit-learn warns: No positive class found in y_true, recall is set to one for all thresholds (every record is negative: average precision 0)"
 	if s.names == nil {
 		if !m.hasPos || m.posLabel == "1" {
 			return 1, core.Result{}, true
@@ -430,13 +435,23 @@ func (s *State) positive(details map[string]any) (int, core.Result, bool) {
 		if m.posLabel == "0" {
 			return 0, core.Result{}, true
 		}
+		if absent := slices.Index(totals, 0); absent >= 0 {
+			details["note"] = allNegative
+			return absent, core.Result{}, true
+		}
 		return 0, core.Undefined("pos_label is not a class", map[string]any{
 			"help": fmt.Sprintf("scikit-learn raises: pos_label=%s is not a valid label. It should be one of [0 1]", m.posLabel)}), false
 	}
 	if m.kind == kAUROC {
 		return 1, core.Result{}, true
 	}
+	// Without pos_label its default, the integer 1, is no class name (not even "1"): with
+	// two names it raises, with one it scores 0.0. Label 1 has no records.
 	if !m.hasPos {
+		if len(s.names) == 1 {
+			details["note"] = allNegative
+			return 1, core.Result{}, true
+		}
 		return 0, core.Undefined("pos_label needed", map[string]any{
 			"help": fmt.Sprintf("labels are class names: set the option pos_label to the positive class (scikit-learn raises: pos_label=1 is not a valid label. It should be one of %s)", pyList(s.names))}), false
 	}
@@ -447,8 +462,7 @@ func (s *State) positive(details map[string]any) (int, core.Result, bool) {
 		return 0, core.Undefined("pos_label is not a class", map[string]any{
 			"help": fmt.Sprintf("scikit-learn raises: pos_label=%s is not a valid label. It should be one of %s", m.posLabel, pyList(s.names))}), false
 	}
-	// One name, not pos_label: every record is negative (scikit-learn: 0.0). Label 1 has
-	// no records.
+	details["note"] = allNegative
 	return 1, core.Result{}, true
 }
 

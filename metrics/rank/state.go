@@ -380,15 +380,30 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 		return nil, err
 	}
 	if version == namedStateVersion {
-		if !s.dropped() && len(s.tables) > 0 && len(s.names) > s.tables[0].width {
+		// A state writes format 2 only once it has seen a record (of a name), which made a
+		// table.
+		if len(s.tables) == 0 {
+			return nil, corrupt("class kinds %#x without records", s.seen)
+		}
+		if !s.dropped() && len(s.names) > s.tables[0].width {
 			return nil, corrupt("%d class names with %d columns", len(s.names), s.tables[0].width)
 		}
+		// Label l is names[l]; a name is added with its first record, so every name has
+		// records in some table (a name without records would still decide the sorted
+		// order of the names, and Result's one-name rules).
+		named := make([]bool, len(s.names))
 		for _, t := range s.tables {
 			for l, n := range labelTotals(t) {
 				if n != 0 && l >= len(s.names) {
 					return nil, corrupt("records of label %d with %d class names", l, len(s.names))
 				}
+				if n != 0 {
+					named[l] = true
+				}
 			}
+		}
+		if i := slices.Index(named, false); i >= 0 {
+			return nil, corrupt("class name %q without records", s.names[i])
 		}
 	}
 	if version == stateVersion && len(s.tables) > 0 {

@@ -139,6 +139,27 @@ add("reject-name-and-id", {"type": "f1", "compat": "sklearn"}, [{"prediction": "
     None, reject="mixed class types")
 add("reject-scores-and-name", {"type": "accuracy"}, [{"prediction": [0.2, 0.8], "label": "pos"}], None, reject="mixed class types")
 add("reject-empty-name", {"type": "classification_report"}, [{"prediction": "", "label": "pos"}], None, reject="missing field")
+# A name that reads as a number is a string, not the id: "1" beside 1 is a mix of types, which
+# sklearn refuses too.
+for f in (accuracy_score, lambda y, p: precision_recall_fscore_support(y, p, average="macro")):
+    try:
+        f(["1", "0"], [1, 0])
+        raise SystemExit("sklearn accepted the name '1' beside the id 1")
+    except ValueError as e:
+        assert "Mix of label input types" in str(e), e
+add("reject-digit-name-and-id", {"type": "accuracy"}, [{"prediction": 1, "label": "1"}], None, reject="mixed class types")
+add("reject-id-and-digit-name", {"type": "f1", "compat": "sklearn"}, [{"prediction": "0", "label": 0}], None,
+    reject="mixed class types")
+# Across records: names in one, ids in another (each record valid alone) is null.
+try:
+    precision_recall_fscore_support(np.asarray(["1", 1], dtype=object), np.asarray(["1", 1], dtype=object),
+                                    average="macro")
+    raise SystemExit("sklearn accepted names and ids across records")
+except (ValueError, TypeError):
+    pass
+for typ in ("accuracy", "f1", "confusion_matrix"):
+    add(f"digit-names-and-ids-across-records-{typ}", {"type": typ},
+        [{"prediction": "1", "label": "1"}, {"prediction": 1, "label": 1}], None)
 
 out = {
     "generator": "gen_names.py",

@@ -8,9 +8,10 @@ scikit-learn (pinned in requirements.txt) given the same string labels:
   - roc_auc_score takes the greater of the two labels in np.unique order (code point order,
     the byte order of UTF-8 that evalstream sorts by) as the positive class; one label: NaN
     (null here); three labels with one score per record: it raises (null here).
-  - average_precision_score needs pos_label for string labels (default 1 raises: null here); a
-    pos_label that is not one of two labels raises (null); with one label it scores 0.0 when
-    that label is not pos_label and 1.0 when it is.
+  - average_precision_score needs pos_label for two string labels (default 1 raises: null
+    here); a pos_label that is not one of two labels raises (null); with one label it scores
+    0.0 when that label is not pos_label (also without pos_label: the integer 1 is no string
+    label, not even "1") and 1.0 when it is, with a warning only.
   - brier_score_loss of a list: column j is the j-th sorted label; of a float, with pos_label: the records of pos_label are positive, every other label
     negative (a pos_label that is no label: all negative); without pos_label it raises; three
     labels raise.
@@ -113,6 +114,25 @@ add("ap-one-name-is-pos", {"type": "average_precision", "pos_label": "cat"}, one
     sk(lambda: average_precision_score(y, s, pos_label="cat")), {"classes": ["cat"]})
 add("ap-one-name-not-pos", {"type": "average_precision", "pos_label": "dog"}, one,
     sk(lambda: average_precision_score(y, s, pos_label="dog")), {"classes": ["cat"]})
+# Without pos_label, sklearn's default pos_label=1 (an integer) is no class name: with one
+# name every record is negative and it scores 0.0 with a warning only (two names raise).
+v = sk(lambda: average_precision_score(y, s))
+assert v == 0.0, v
+add("ap-one-name-no-pos-label", {"type": "average_precision"}, one, v, {"classes": ["cat"]})
+add("auroc-one-name-list", {"type": "auroc"}, [{"prediction": [round(1 - r["prediction"], 2), r["prediction"]],
+                                                "label": "cat"} for r in one],
+    sk(lambda: roc_auc_score(y, np.stack([1 - s, s], axis=1)[:, 1])), {"classes": ["cat"]})
+# A name that reads as a number is still a string: not the default integer pos_label 1, but
+# the pos_label "1" of a config (evalstream compares pos_label with names as text, which is
+# sklearn's pos_label="1").
+digit = [{"prediction": x, "label": "1"} for x in (0.1, 0.9, 0.3, 0.3)]
+yd, sd = xy(digit)
+v = sk(lambda: average_precision_score(yd, sd))
+assert v == 0.0, v
+add("ap-one-name-digit-no-pos-label", {"type": "average_precision"}, digit, v, {"classes": ["1"]})
+for pos in ("1", "0"):
+    add(f"ap-one-name-digit-pos-{pos}", {"type": "average_precision", "pos_label": pos}, digit,
+        sk(lambda: average_precision_score(yd, sd, pos_label=pos)), {"classes": ["1"]})
 
 # Three names with one score per record: sklearn raises.
 three = [{"prediction": x, "label": c} for x, c in ((0.1, "a"), (0.9, "b"), (0.3, "c"), (0.6, "a"))]
@@ -134,6 +154,16 @@ for pos in (0, 1):
 v = sk(lambda: average_precision_score(y, s, pos_label=2))
 assert v is None
 add("ap-ids-pos-label-2", {"type": "average_precision", "pos_label": 2}, ids, v)
+# One id only: sklearn checks pos_label against the labels present only when there are two,
+# so a pos_label that is no class makes every record negative (0.0, a warning only).
+for cls in (0, 1):
+    one_id = [{"prediction": x, "label": cls} for x in (0.1, 0.9, 0.3)]
+    y1 = np.asarray([cls] * 3)
+    s1 = np.asarray([0.1, 0.9, 0.3])
+    add(f"ap-ids-only-{cls}", {"type": "average_precision"}, one_id, sk(lambda: average_precision_score(y1, s1)))
+    for pos in (0, 1, 2, "a"):
+        add(f"ap-ids-only-{cls}-pos-label-{pos}", {"type": "average_precision", "pos_label": pos}, one_id,
+            sk(lambda: average_precision_score(y1, s1, pos_label=pos)))
 
 # Mixed ids and names: sklearn raises on mixed label types.
 mixed = [{"prediction": 0.1, "label": 0}, {"prediction": 0.9, "label": "pos"}]
@@ -292,6 +322,24 @@ one = [{"prediction": x, "label": "cat"} for x in (0.1, 0.9, 0.3)]
 for pos in ("cat", "dog"):
     add(f"brier-one-name-pos-{pos}", {"type": "brier", "pos_label": pos}, one,
         sk(lambda: brier_score_loss(np.asarray(["cat"] * 3), [0.1, 0.9, 0.3], pos_label=pos)), {"classes": ["cat"]})
+v = sk(lambda: brier_score_loss(np.asarray(["cat"] * 3), [0.1, 0.9, 0.3]))
+assert v is None
+add("brier-one-name-no-pos-label", {"type": "brier"}, one, v)
+# A name that reads as a number, with pos_label given as text (sklearn's pos_label="1").
+digit = [{"prediction": x, "label": "1"} for x in (0.1, 0.9, 0.3)]
+for pos in ("1", "0"):
+    add(f"brier-one-name-digit-pos-{pos}", {"type": "brier", "pos_label": pos}, digit,
+        sk(lambda: brier_score_loss(np.asarray(["1"] * 3), [0.1, 0.9, 0.3], pos_label=pos)), {"classes": ["1"]})
+v = sk(lambda: brier_score_loss(np.asarray(["1"] * 3), [0.1, 0.9, 0.3]))
+assert v is None
+add("brier-one-name-digit-no-pos-label", {"type": "brier"}, digit, v)
+v = sk(lambda: log_loss(np.asarray(["1"] * 3), [0.1, 0.9, 0.3]))
+assert v is None
+add("log_loss-one-name-digit", {"type": "log_loss"}, digit, v)
+v = sk(lambda: log_loss(np.asarray(["cat"] * 2), [[0.9, 0.1], [0.2, 0.8]]))
+assert v is None
+add("log_loss-list-one-name", {"type": "log_loss"},
+    [{"prediction": [0.9, 0.1], "label": "cat"}, {"prediction": [0.2, 0.8], "label": "cat"}], v)
 three = [{"prediction": x, "label": c} for x, c in ((0.1, "a"), (0.9, "b"), (0.3, "c"))]
 v = sk(lambda: brier_score_loss(np.asarray(["a", "b", "c"]), [0.1, 0.9, 0.3], pos_label="a"))
 assert v is None
