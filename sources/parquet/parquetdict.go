@@ -31,11 +31,18 @@ import (
 // A chunk qualifies when its column metadata lists the encodings of its pages
 // (encoding_stats, written by every current writer) and every data page there is
 // RLE_DICTIONARY or PLAIN_DICTIONARY, and no level is in the deprecated BIT_PACKED
-// encoding. A page that then turns out otherwise contradicts the metadata: the file is
-// corrupt.
+// encoding. The metadata is only a hint: a data page in another encoding (a writer's
+// PLAIN fallback once its dictionary grew too large, under encoding_stats that do not
+// list it) is valid, so the reader reports errDictFallback and the field reads the chunk
+// again from its start by the generic path (parquetIter.fallback), skipping the rows
+// already returned.
 
 // errDictPage is a dictionary-encoded page (or the dictionary itself) that does not decode.
 var errDictPage = errors.New("invalid dictionary-encoded page")
+
+// errDictFallback is a data page of a chunk read as dictionary-encoded that is not: the
+// chunk must be read by the generic path.
+var errDictFallback = errors.New("a data page not dictionary-encoded")
 
 const (
 	encPlainDictionary = 2
@@ -361,11 +368,11 @@ func (d *dictReader) readDict(p *file.DictionaryPage) error {
 // for a page v2; -1 for a page v1, where a 4-byte length leads them) and the indices of
 // its values.
 func (d *dictReader) readData(src []byte, nvals int, enc parquet.Encoding, defLen int, defEnc parquet.Encoding) error {
+	if enc != encRLEDictionary && enc != encPlainDictionary {
+		return fmt.Errorf("%w: encoded %s", errDictFallback, enc)
+	}
 	if d.dict == nil {
 		return fmt.Errorf("%w: a data page before the dictionary page", errDictPage)
-	}
-	if enc != encRLEDictionary && enc != encPlainDictionary {
-		return fmt.Errorf("%w: data page encoded %s where the column chunk's metadata lists only dictionary-encoded data pages", errDictPage, enc)
 	}
 	if nvals < 0 {
 		return fmt.Errorf("%w: %d values", errDictPage, nvals)

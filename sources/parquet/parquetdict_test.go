@@ -1,10 +1,23 @@
 package parquet
 
 import (
+	"bytes"
+	"context"
 	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/file"
+	"github.com/apache/arrow/go/v15/parquet/schema"
 	"github.com/stretchr/testify/require"
+
+	"github.com/evalstream/evalstream/pipeline"
+	"github.com/evalstream/evalstream/sources/internal/valtest"
 )
 
 // hybridRun is one run of the RLE/bit-packing hybrid encoding, for the test encoder.
@@ -170,4 +183,109 @@ func BenchmarkDecodeHybrid(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/value")
+}
+
+// fallbackFile writes a file of two row groups whose label (int64) and name (string)
+// columns start dictionary-encoded and fall back to PLAIN pages once the dictionary passes
+// arrow/go's limit (after 40,000 rows of 100 values), as writers do. With lie set, the
+// encoding_stats of the footer then claim the PLAIN data pages were RLE_DICTIONARY (the
+// bytes of each such entry, page_type DATA_PAGE and encoding PLAIN in thrift's compact
+// protocol, are rewritten in place): a metadata error the reader must survive.
+func fallbackFile(t *testing.T, path string, lie bool) {
+	t.Helper()
+	const n = 50000
+	labels, names := make([]int64, n), make([]parquet.ByteArray, n)
+	for i := range labels {
+		v := i % 100
+		if i >= 40000 {
+			v = i
+		}
+		labels[i], names[i] = int64(v), parquet.ByteArray(fmt.Sprintf("class-%d", v))
+	}
+	root := schema.MustGroup(schema.NewGroupNode("schema", req, schema.FieldList{
+		prim("label", req, parquet.Types.Int64, nil), prim("name", opt, parquet.Types.ByteArray, utf8Type)}, -1))
+	def := make([]int16, n)
+	for i := range def {
+		def[i] = 1
+	}
+	writeRawParquet(t, path, root, []rawColumn{{vals: labels}, {def: def, vals: names}}, 1, 2,
+		parquet.WithDictionaryPageSizeLimit(4000), parquet.WithDataPageSize(4000))
+	if !lie {
+		return
+	}
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	flen := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	footer := b[len(b)-8-flen : len(b)-8]
+	plainData := []byte{0x15, 0x00, 0x15, 0x00, 0x15} // page_type 0, encoding 0, then count
+	k := bytes.Count(footer, plainData)
+	require.Equal(t, 4, k, "one PLAIN data page entry per column chunk")
+	copy(footer, bytes.ReplaceAll(footer, plainData, []byte{0x15, 0x00, 0x15, 0x10, 0x15}))
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+}
+
+// readColumnar reads fields of path as the pipeline's workers do (columns when the batch
+// has them, else records), checking the columns against the records they decode to.
+func readColumnar(t *testing.T, path string, fields []string) [][]string {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	src, err := openFiles(FileConfig{Path: path}, fields, 1024, 0, mem)
+	require.NoError(t, err)
+	ctx := pipeline.WithColumns(context.Background())
+	var rows [][]string
+	for {
+		b, err := src.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		cols := b.Columns
+		require.NoError(t, pipeline.DecodeBatch(b))
+		for i, r := range b.Records {
+			require.Nil(t, r.Err)
+			if cols != nil {
+				for f, d := range cols.Dicts {
+					if d != nil {
+						require.Equal(t, d.Values[d.Codes[i]], r.Values[f])
+					}
+				}
+			}
+			rows = append(rows, valtest.CanonAll(r.Values))
+		}
+		b.Release()
+	}
+	require.NoError(t, src.Close())
+	mem.AssertSize(t, 0)
+	return rows
+}
+
+// TestDictFallbackPage reads column chunks whose pages turn from dictionary-encoded to PLAIN
+// part way (after rows already returned as dictionary arrays) while their metadata claims
+// only dictionary-encoded data pages: the file is valid, and its values are those of the
+// same file with truthful metadata (read by the generic path), in every mode.
+func TestDictFallbackPage(t *testing.T) {
+	dir := t.TempDir()
+	honest, lying := filepath.Join(dir, "honest.parquet"), filepath.Join(dir, "lying.parquet")
+	fallbackFile(t, honest, false)
+	fallbackFile(t, lying, true)
+	pf, err := file.OpenParquetFile(lying, false)
+	require.NoError(t, err)
+	for rg := 0; rg < pf.NumRowGroups(); rg++ {
+		for c, name := range []string{"label", "name"} {
+			cc, err := pf.MetaData().RowGroup(rg).ColumnChunk(c)
+			require.NoError(t, err)
+			f := &pqField{name: name}
+			require.NoError(t, f.resolve(pf.MetaData().Schema, pf.MetaData().Schema.Root().Field(c), file.LevelInfo{NullSlotUsage: 1}))
+			col := pf.MetaData().Schema.Column(c)
+			require.True(t, dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()), "row group %d column %s", rg, name)
+		}
+	}
+	require.NoError(t, pf.Close())
+	fields := []string{"label", "name"}
+	want := readCanon(t, honest, fields, 1000)
+	require.Len(t, want, 100000)
+	require.Equal(t, []string{"i:40000", `s:"class-40000"`}, want[40000])
+	require.Equal(t, want, readCanon(t, lying, fields, 1000))
+	require.Equal(t, want, readColumnar(t, lying, fields))
+	require.Equal(t, want, pqarrowRows(t, lying, fields))
 }

@@ -70,6 +70,7 @@ type parquetIter struct {
 	batchSize int64
 	rg        int   // current row group
 	rows      int64 // rows of the current row group
+	stale     bool  // a field fell back from dictionary arrays: rgSchema must follow
 	left      int64 // rows of the current row group not yet returned
 }
 
@@ -86,6 +87,7 @@ type pqField struct {
 	pages *plainPageReader // reading chunk
 	win   pageWindow       // chunk's read-ahead buffer
 	dict  *dictReader      // reads chunk instead of rr when its data pages are dictionary-encoded (parquetdict.go)
+	done  int64            // rows of the chunk dict returned
 	af    arrow.Field      // of the records without dictionaries
 	group *pqGroup         // set when the field is a part of a MAP or struct field (parquetmap.go)
 }
@@ -329,7 +331,7 @@ func (it *parquetIter) Next() (arrow.Record, error) {
 		}
 	}()
 	for _, f := range it.fields {
-		data, got, err := f.read(n, it.mem)
+		data, got, err := it.readField(f, n)
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("%w: field %q: %w", fileread.ErrCorrupt, f.name, err)
@@ -338,6 +340,9 @@ func (it *parquetIter) Next() (arrow.Record, error) {
 		}
 		cols = append(cols, array.MakeFromData(data))
 		data.Release()
+	}
+	if it.stale {
+		it.setSchema()
 	}
 	grouped, err := groupColumns(it.fields, cols, n)
 	if err != nil {
@@ -357,7 +362,7 @@ func (it *parquetIter) nextRowGroup() error {
 	}
 	if it.rg >= 0 {
 		for _, f := range it.fields {
-			more, err := f.more()
+			more, err := it.fieldMore(f)
 			if err != nil {
 				return fmt.Errorf("%w: field %q: %w", fileread.ErrCorrupt, f.name, err)
 			}
@@ -374,36 +379,108 @@ func (it *parquetIter) nextRowGroup() error {
 	if rows < 0 {
 		return fmt.Errorf("%w: row count %d", fileread.ErrCorrupt, rows)
 	}
-	sc := it.pf.MetaData().Schema
-	dicts := false
 	for _, f := range it.fields {
-		f.releasePages()
-		chunk, err := newChunkPageReader(it.pf, it.rg, f.col, it.src, it.size, it.mem, &it.dec, &f.win)
-		if err != nil {
+		if err := it.openChunk(f, true); err != nil {
 			return fmt.Errorf("%w: field %q: %w", fileread.ErrCorrupt, f.name, err)
 		}
-		f.chunk = chunk
-		col := sc.Column(f.col)
-		if cc, err := it.pf.MetaData().RowGroup(it.rg).ColumnChunk(f.col); err == nil && dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()) {
-			f.dict = newDictReader(f, chunk, col.MaxDefinitionLevel(), it.mem, it.idxMem)
-			dicts = true
-			continue
-		}
-		f.pages = newPlainPageReader(chunk, col, it.mem)
-		f.rr.SetPageReader(f.pages)
 	}
+	it.setSchema()
+	it.rows, it.left = rows, rows
+	return nil
+}
+
+// openChunk sets f to read its column chunk of the current row group from its start: by a
+// dictReader when dict allows and the chunk qualifies, else by the record reader.
+func (it *parquetIter) openChunk(f *pqField, dict bool) error {
+	f.releasePages()
+	f.done = 0
+	chunk, err := newChunkPageReader(it.pf, it.rg, f.col, it.src, it.size, it.mem, &it.dec, &f.win)
+	if err != nil {
+		return err
+	}
+	f.chunk = chunk
+	col := it.pf.MetaData().Schema.Column(f.col)
+	if cc, err := it.pf.MetaData().RowGroup(it.rg).ColumnChunk(f.col); err == nil && dict && dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()) {
+		f.dict = newDictReader(f, chunk, col.MaxDefinitionLevel(), it.mem, it.idxMem)
+		return nil
+	}
+	f.pages = newPlainPageReader(chunk, col, it.mem)
+	f.rr.SetPageReader(f.pages)
+	return nil
+}
+
+// setSchema sets rgSchema: schema, with dictionary types for the fields read by a
+// dictReader.
+func (it *parquetIter) setSchema() {
+	it.stale = false
 	it.rgSchema = it.schema
-	if dicts {
-		afs := make([]arrow.Field, len(it.fields))
-		for i, f := range it.fields {
-			afs[i] = f.af
-			if f.dict != nil {
-				afs[i].Type = f.dict.dtype
-			}
+	afs := make([]arrow.Field, len(it.fields))
+	dicts := false
+	for i, f := range it.fields {
+		afs[i] = f.af
+		if f.dict != nil {
+			afs[i].Type = f.dict.dtype
+			dicts = true
 		}
+	}
+	if dicts {
 		it.rgSchema = groupedSchema(it.fields, afs)
 	}
-	it.rows, it.left = rows, rows
+}
+
+// readField reads the next n rows of f (pqField.read), falling back to the generic path
+// when its dictionary reader meets a page that is not dictionary-encoded.
+func (it *parquetIter) readField(f *pqField, n int64) (arrow.ArrayData, int64, error) {
+	if f.dict != nil {
+		data, got, err := f.dict.read(n)
+		if !errors.Is(err, errDictFallback) {
+			if err == nil && got == n {
+				f.done += n
+			}
+			return data, got, err
+		}
+		if err := it.fallback(f); err != nil {
+			return nil, 0, err
+		}
+	}
+	return f.read(n, it.mem)
+}
+
+// fieldMore is pqField.more with readField's fallback.
+func (it *parquetIter) fieldMore(f *pqField) (bool, error) {
+	if f.dict != nil {
+		more, err := f.dict.more()
+		if !errors.Is(err, errDictFallback) {
+			return more, err
+		}
+		if err := it.fallback(f); err != nil {
+			return false, err
+		}
+	}
+	return f.more()
+}
+
+// fallback reads f's column chunk by the generic path from here on, whatever its metadata
+// said of its encodings: it reads the chunk again from its start and skips the rows the
+// dictionary reader returned (whose values the generic path decodes identically).
+func (it *parquetIter) fallback(f *pqField) error {
+	done := f.done
+	if err := it.openChunk(f, false); err != nil {
+		return err
+	}
+	it.stale = true
+	for left := done; left > 0; {
+		k := min(left, it.batchSize)
+		data, got, err := f.read(k, it.mem)
+		if err != nil {
+			return err
+		}
+		if got < k {
+			return fmt.Errorf("the column chunk read again holds %d rows, fewer than the %d read before", done-left+got, done)
+		}
+		data.Release()
+		left -= k
+	}
 	return nil
 }
 
@@ -434,12 +511,10 @@ func (f *pqField) releasePages() {
 	}
 }
 
-// read decodes the next n records of the field into an array the caller owns; got < n (and
-// no array) when the column ends early.
+// read decodes the next n records of the field by the record reader into an array the
+// caller owns; got < n (and no array) when the column ends early (parquetIter.readField
+// covers a dictReader).
 func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got int64, err error) {
-	if f.dict != nil {
-		return f.dict.read(n)
-	}
 	f.rr.Reset()
 	if err := f.rr.Reserve(n); err != nil {
 		return nil, 0, err
@@ -459,11 +534,9 @@ func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got in
 	return data, got, err
 }
 
-// more reports whether the column holds records beyond those read.
+// more reports whether the column holds records beyond those read, by the record reader
+// (parquetIter.fieldMore covers a dictReader).
 func (f *pqField) more() (bool, error) {
-	if f.dict != nil {
-		return f.dict.more()
-	}
 	f.rr.Reset()
 	k, err := f.rr.ReadRecords(1)
 	if err == nil && k == 0 {
