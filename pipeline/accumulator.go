@@ -222,6 +222,16 @@ type Folder struct {
 	// contiguous and in role order (examples then alias the record), else -1.
 	span    []int
 	colBufs [][][]int64 // per metric: its role columns, for FoldColumns
+	// intBufs[f] holds field f's integers expanded from its dictionary column (intOf) when
+	// the batch has no Ints for it; intFrom[f] is the dictionary they came from, within one
+	// FoldColumns call.
+	intBufs [][]int64
+	intFrom []*DictColumn
+	// intTab[f] is the integer of each value of intTabOf[f], the dictionary values field f
+	// had last: sources share one dictionary's values across its batches (DictColumn), and
+	// a dictionary can be far larger than a batch.
+	intTab   [][]int64
+	intTabOf [][]core.Value
 	// dictBufs, hist and dictRec are foldDicts' buffers: the role fields' dictionaries, the
 	// joint counts and the values of the record of one combination.
 	dictBufs []*DictColumn
@@ -473,17 +483,23 @@ func (f *Folder) FoldColumns(acc *Accumulator, c *Columns) bool {
 	}
 	if f.colBufs == nil {
 		f.colBufs = make([][][]int64, len(f.plan.Metrics))
+		f.intBufs = make([][]int64, len(f.plan.Fields))
+		f.intFrom = make([]*DictColumn, len(f.plan.Fields))
+		f.intTab = make([][]int64, len(f.plan.Fields))
+		f.intTabOf = make([][]core.Value, len(f.plan.Fields))
 	}
+	clear(f.intFrom)
 	for i, m := range f.plan.Metrics {
 		if _, ok := acc.States[i].(IntColumnsAdder); !ok {
 			return false
 		}
 		cols := f.colBufs[i][:0]
 		for _, fi := range f.plan.roleIdx[i] {
-			if fi >= len(c.Ints) || c.Ints[fi] == nil || len(c.Ints[fi]) != c.N {
+			col := f.intOf(c, fi)
+			if col == nil {
 				return false
 			}
-			cols = append(cols, c.Ints[fi])
+			cols = append(cols, col)
 		}
 		f.colBufs[i] = cols
 		if !m.Metric.(IntColumnsChecker).CheckIntColumns(cols) {
@@ -496,6 +512,54 @@ func (f *Folder) FoldColumns(acc *Accumulator, c *Columns) bool {
 	}
 	acc.Records += int64(c.N)
 	return true
+}
+
+// intOf is field fi of c as integers: c.Ints[fi], or else the values of its dictionary
+// column expanded into a buffer of the folder (valid until the next FoldColumns) when every
+// dictionary value is an integer; nil otherwise, or when a code is out of its dictionary's
+// range (the records then decide).
+func (f *Folder) intOf(c *Columns, fi int) []int64 {
+	if fi < len(c.Ints) && c.Ints[fi] != nil {
+		if len(c.Ints[fi]) != c.N {
+			return nil
+		}
+		return c.Ints[fi]
+	}
+	if fi >= len(c.Dicts) || fi >= len(f.intBufs) || c.Dicts[fi] == nil || len(c.Dicts[fi].Codes) != c.N {
+		return nil
+	}
+	d := c.Dicts[fi]
+	if f.intFrom[fi] == d {
+		return f.intBufs[fi][:c.N]
+	}
+	if len(d.Values) == 0 {
+		return nil
+	}
+	if of := f.intTabOf[fi]; len(of) != len(d.Values) || &of[0] != &d.Values[0] {
+		vals := f.intTab[fi][:0]
+		for _, v := range d.Values {
+			if v.Kind != core.Int {
+				f.intTabOf[fi] = nil
+				return nil
+			}
+			vals = append(vals, v.Int)
+		}
+		f.intTab[fi], f.intTabOf[fi] = vals, d.Values
+	}
+	vals := f.intTab[fi]
+	if cap(f.intBufs[fi]) < c.N {
+		f.intBufs[fi] = make([]int64, c.N)
+	}
+	out := f.intBufs[fi][:c.N]
+	size := uint32(len(vals))
+	for i, x := range d.Codes {
+		if uint32(x) >= size {
+			return nil
+		}
+		out[i] = vals[x]
+	}
+	f.intFrom[fi] = d
+	return out
 }
 
 // maxDictCells bounds the joint histogram of foldDicts: the product of the dictionary sizes

@@ -108,14 +108,46 @@ func TestFoldDictsRefuses(t *testing.T) {
 	}
 }
 
-func TestFoldDictsTooManyCells(t *testing.T) {
+// TestFoldDictsAsInts folds integer dictionary columns that foldDicts cannot fold (too many
+// code combinations, or another field held as plain integers) through the integer path, the
+// dictionaries expanded by the folder: the states are those of folding the records.
+func TestFoldDictsAsInts(t *testing.T) {
 	p := classifyPlan(t)
 	big := make([]core.Value, 300)
 	for i := range big {
 		big[i] = core.Value{Kind: core.Int, Int: int64(i % 3)}
 	}
-	d := &DictColumn{Values: big, Codes: []int32{0, 299}}
-	f, acc := NewFolder(p), NewAccumulator(p)
-	require.False(t, f.FoldColumns(acc, &Columns{N: 2, Ints: make([][]int64, 2), Dicts: []*DictColumn{d, d}}), "300x300 cells")
-	require.Zero(t, acc.Records)
+	d := &DictColumn{Values: big, Codes: []int32{0, 299, 4, 5}}
+	small := &DictColumn{Values: intDict(2, 1), Codes: []int32{1, 1, 0, 1}}
+	cases := []struct {
+		name string
+		cols *Columns
+	}{
+		{"300x300 cells", &Columns{N: 4, Ints: make([][]int64, 2), Dicts: []*DictColumn{d, d}}},
+		{"one field as integers", &Columns{N: 4, Ints: [][]int64{nil, {0, 1, 2, 2}}, Dicts: []*DictColumn{small, nil}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, acc := NewFolder(p), NewAccumulator(p)
+			require.True(t, f.FoldColumns(acc, c.cols))
+			// The same records, one by one.
+			wantF, want := NewFolder(p), NewAccumulator(p)
+			for i := 0; i < c.cols.N; i++ {
+				rec := Record{Values: make([]core.Value, 2)}
+				for fi := range rec.Values {
+					if dc := c.cols.Dicts[fi]; dc != nil {
+						rec.Values[fi] = dc.Values[dc.Codes[i]]
+					} else {
+						rec.Values[fi] = core.Value{Kind: core.Int, Int: c.cols.Ints[fi][i]}
+					}
+				}
+				require.Nil(t, wantF.Check(&rec))
+				wantF.Add(want, &rec, 1)
+			}
+			require.Equal(t, want.Records, acc.Records)
+			for i := range p.Metrics {
+				require.Equal(t, want.States[i].Result(), acc.States[i].Result(), p.Metrics[i].Name)
+			}
+		})
+	}
 }
