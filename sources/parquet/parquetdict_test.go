@@ -167,15 +167,20 @@ func TestHybridReaderChunks(t *testing.T) {
 }
 
 // BenchmarkDecodeHybrid decodes 1Mi bit-packed dictionary indices of 4 bits (10-16 classes)
-// in pieces of 16Ki, as dictReader does for the records of a page without nulls.
+// in pieces of 16Ki, checked against a dictionary of 10 values, as dictReader does for the
+// records of a page without nulls.
 func BenchmarkDecodeHybrid(b *testing.B) {
 	const n, width = 1 << 20, 4
-	src := encodeHybrid(width, hybridRun{packed: seq(n, width)})
+	vals := seq(n, width)
+	for i := range vals {
+		vals[i] %= 10
+	}
+	src := encodeHybrid(width, hybridRun{packed: vals})
 	dst := make([]int32, 1<<14)
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		h := hybridReader{src: src, width: width}
+		h := hybridReader{src: src, width: width, limit: 10}
 		for left := n; left > 0; left -= len(dst) {
 			if err := h.next(dst); err != nil {
 				b.Fatal(err)
@@ -288,4 +293,47 @@ func TestDictFallbackPage(t *testing.T) {
 	require.Equal(t, want, readCanon(t, lying, fields, 1000))
 	require.Equal(t, want, readColumnar(t, lying, fields))
 	require.Equal(t, want, pqarrowRows(t, lying, fields))
+}
+
+// TestHybridLimit checks dictionary indices against every dictionary size for every width
+// up to 12 bits, one value past the limit at every position of the stream (bit-packed, in
+// a partial last group, or an RLE run): the decode fails exactly when a value is past it,
+// and otherwise gives the values.
+func TestHybridLimit(t *testing.T) {
+	for width := 1; width <= 12; width++ {
+		for _, limit := range []uint32{1, 2, 3, 5, 1<<width - 1, 1 << width, 1<<width + 7} {
+			if limit == 0 {
+				continue
+			}
+			ok := make([]uint32, 37)
+			for i := range ok {
+				ok[i] = uint32(i*2654435761) % min(limit, 1<<width)
+			}
+			for pos := -1; pos < len(ok)+1; pos++ {
+				vals := append([]uint32{}, ok...)
+				rleVal := ok[0]
+				want := true
+				if pos >= 0 && limit < 1<<width {
+					want = false
+					if pos < len(ok) {
+						vals[pos] = limit + uint32(pos)%(1<<width-limit)
+					} else {
+						rleVal = limit
+					}
+				}
+				src := encodeHybrid(width, hybridRun{packed: vals[:32]}, hybridRun{rle: true, count: 5, value: rleVal}, hybridRun{packed: vals[32:]})
+				dst := make([]int32, 32+5+5)
+				h := hybridReader{src: src, width: width, limit: limit}
+				err := h.next(dst)
+				if want {
+					require.NoError(t, err, "width %d, limit %d", width, limit)
+					for i, v := range vals[:32] {
+						require.Equal(t, int32(v), dst[i])
+					}
+					continue
+				}
+				require.Error(t, err, "width %d, limit %d, bad value at %d", width, limit, pos)
+			}
+		}
+	}
 }

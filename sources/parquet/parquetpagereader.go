@@ -31,6 +31,7 @@ type chunkPageReader struct {
 	valuesLeft int64 // values of the chunk (column metadata) not yet in a data page
 	codec      int
 	mem        memory.Allocator
+	bodies     memory.Allocator // of the pages' uncompressed bytes: mem unless set (scratchAllocator)
 	dec        *decompressors
 	win        *pageWindow
 	scratch    *memory.Buffer // compressed bytes of the current page
@@ -205,7 +206,11 @@ func (p *chunkPageReader) body(off int64, compressed, uncompressed, levels, code
 		p.scratch.ResizeNoShrink(compressed)
 		in = p.scratch.Bytes()[:compressed]
 	}
-	buf := memory.NewResizableBuffer(p.mem)
+	bodies := p.bodies
+	if bodies == nil {
+		bodies = p.mem
+	}
+	buf := memory.NewResizableBuffer(bodies) // wholly overwritten below, or released
 	buf.Resize(uncompressed)
 	out := buf.Bytes()
 	var err error

@@ -61,7 +61,7 @@ type parquetIter struct {
 	size      int64       // of the file
 	dec       decompressors
 	mem       memory.Allocator
-	idxMem    memory.Allocator // of dictionary indices (indexAllocator)
+	scratch   memory.Allocator // of page bodies and dictionary indices (scratchAllocator)
 	fields    []*pqField       // the requested fields that are decoded, one column each
 	schema    *arrow.Schema    // of the records: the fields, in order
 	rgSchema  *arrow.Schema    // of the current row group's records: schema with dictionary arrays where dict is set
@@ -121,7 +121,7 @@ func newParquetIter(pf *file.Reader, src parquet.ReaderAtSeeker, fields []string
 		afs[i] = arrow.Field{Name: f.name, Type: f.types[0], Nullable: true}
 		f.af = afs[i]
 	}
-	return &parquetIter{pf: pf, src: src, size: size, mem: mem, idxMem: indexAllocator(mem), fields: decoded, schema: groupedSchema(decoded, afs), empty: arrow.NewSchema(nil, nil),
+	return &parquetIter{pf: pf, src: src, size: size, mem: mem, scratch: scratchAllocator(mem), fields: decoded, schema: groupedSchema(decoded, afs), empty: arrow.NewSchema(nil, nil),
 		other: other, batchSize: int64(max(batchSize, arrowsrc.ColumnarRows)), rg: -1}, nil
 }
 
@@ -319,6 +319,11 @@ func (it *parquetIter) Next() (arrow.Record, error) {
 		}
 	}
 	n := min(it.left, it.batchSize)
+	if it.allDict() {
+		// The batches of dictionary columns are larger (arrowsrc.DictColumnarRows), and
+		// take rows of one record.
+		n = min(it.left, max(it.batchSize, arrowsrc.DictColumnarRows))
+	}
 	if len(it.fields) == 0 {
 		// No requested column exists: rows are all Missing (or Other).
 		it.left -= n
@@ -395,13 +400,14 @@ func (it *parquetIter) openChunk(f *pqField, dict bool) error {
 	f.releasePages()
 	f.done = 0
 	chunk, err := newChunkPageReader(it.pf, it.rg, f.col, it.src, it.size, it.mem, &it.dec, &f.win)
+	chunk.bodies = it.scratch
 	if err != nil {
 		return err
 	}
 	f.chunk = chunk
 	col := it.pf.MetaData().Schema.Column(f.col)
 	if cc, err := it.pf.MetaData().RowGroup(it.rg).ColumnChunk(f.col); err == nil && dict && dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()) {
-		f.dict = newDictReader(f, chunk, col.MaxDefinitionLevel(), it.mem, it.idxMem)
+		f.dict = newDictReader(f, chunk, col.MaxDefinitionLevel(), it.mem, it.scratch)
 		return nil
 	}
 	f.pages = newPlainPageReader(chunk, col, it.mem)
@@ -426,6 +432,16 @@ func (it *parquetIter) setSchema() {
 	if dicts {
 		it.rgSchema = groupedSchema(it.fields, afs)
 	}
+}
+
+// allDict reports whether every field is read by a dictReader.
+func (it *parquetIter) allDict() bool {
+	for _, f := range it.fields {
+		if f.dict == nil {
+			return false
+		}
+	}
+	return len(it.fields) > 0
 }
 
 // readField reads the next n rows of f (pqField.read), falling back to the generic path
