@@ -29,9 +29,11 @@ import (
 // would check and fold every record.
 //
 // A chunk qualifies when its column metadata lists the encodings of its pages
-// (encoding_stats, written by every current writer) and every data page there is
-// RLE_DICTIONARY or PLAIN_DICTIONARY, and no level is in the deprecated BIT_PACKED
-// encoding. The metadata is only a hint: a data page in another encoding (a writer's
+// (encoding_stats, written by pyarrow, duckdb and arrow/go) and every data page there is
+// RLE_DICTIONARY or PLAIN_DICTIONARY, or, without encoding_stats (polars), when its list of
+// encodings holds a dictionary encoding and no other encoding of values than PLAIN (that of
+// the dictionary page); and no level is in the deprecated BIT_PACKED encoding. The metadata
+// is only a hint: a data page in another encoding (a writer's
 // PLAIN fallback once its dictionary grew too large, under encoding_stats that do not
 // list it) is valid, so the reader reports errDictFallback and the field reads the chunk
 // again from its start by the generic path (parquetIter.fallback), skipping the rows
@@ -65,12 +67,25 @@ func dictEligible(f *pqField, cc *metadata.ColumnChunkMetaData, maxDef, maxRep i
 	default:
 		return false
 	}
+	dictEnc := false
 	for _, e := range cc.Encodings() {
-		if e == encBitPacked {
+		switch e {
+		case encBitPacked:
+			return false
+		case encRLEDictionary, encPlainDictionary:
+			dictEnc = true
+		case parquet.Encodings.Plain, encRLE:
+		default: // DELTA_*, BYTE_STREAM_SPLIT: data pages that are not dictionary-encoded
 			return false
 		}
 	}
 	stats := cc.EncodingStats()
+	if len(stats) == 0 {
+		// No encoding_stats (polars writes none): the dictionary encoding is listed, so
+		// the data pages are dictionary-encoded unless the writer fell back to PLAIN, which
+		// the reader finds page by page (errDictFallback).
+		return dictEnc
+	}
 	data := 0
 	for _, s := range stats {
 		switch int(s.PageType) {

@@ -337,3 +337,30 @@ func TestHybridLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestDictEligibleWriters pins which column chunks the dictionary path reads among the
+// fixtures the real writers produced: the defaults of pyarrow, duckdb (PLAIN_DICTIONARY,
+// and RLE_DICTIONARY in pages v2) and polars (which writes no encoding_stats) all take it;
+// columns written in another encoding do not.
+func TestDictEligibleWriters(t *testing.T) {
+	cases := map[string]bool{
+		"pa_brotli.parquet": true, "pa_zstd_v2_dict.parquet": true, "pa_none_v1_plaindict.parquet": true,
+		"duck_default.parquet": true, "duck_v2.parquet": true, "pl_default.parquet": true, "pl_lz4.parquet": true,
+		"pa_gzip_plain.parquet": false, "pa_delta_v1.parquet": false, "pa_bss_v1.parquet": false,
+	}
+	for name, want := range cases {
+		pf, err := file.OpenParquetFile(filepath.Join("testdata", "parquet", name), false)
+		require.NoError(t, err)
+		sc := pf.MetaData().Schema
+		c := sc.Root().FieldIndexByName("label")
+		f := &pqField{name: "label"}
+		require.NoError(t, f.resolve(sc, sc.Root().Field(c), file.LevelInfo{NullSlotUsage: 1}))
+		col := sc.Column(f.col)
+		for rg := 0; rg < pf.NumRowGroups(); rg++ {
+			cc, err := pf.MetaData().RowGroup(rg).ColumnChunk(f.col)
+			require.NoError(t, err)
+			require.Equal(t, want, dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()), "%s row group %d", name, rg)
+		}
+		require.NoError(t, pf.Close())
+	}
+}
