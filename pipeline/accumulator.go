@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -232,6 +233,12 @@ type Folder struct {
 	// a dictionary can be far larger than a batch.
 	intTab   [][]int64
 	intTabOf [][]core.Value
+	// pending holds, when DeferDictAdds was called, the combinations of values foldDicts
+	// checked and counted but has not added yet, by comboKey: a combination is checked
+	// once and added once per run (FlushDicts) instead of once per batch, which matters
+	// when a file's dictionaries come in many small row groups.
+	pending  map[string]*pendingCombo
+	comboBuf []byte
 	// dictBufs, hist and dictRec are foldDicts' buffers: the role fields' dictionaries, the
 	// joint counts and the values of the record of one combination.
 	dictBufs []*DictColumn
@@ -562,6 +569,60 @@ func (f *Folder) intOf(c *Columns, fi int) []int64 {
 	return out
 }
 
+// pendingCombo is a combination of values foldDicts has yet to add, weight times.
+type pendingCombo struct {
+	vals   []core.Value // owned: strings cloned from the batch
+	weight int64
+}
+
+// maxPending bounds the combinations a folder defers (DeferDictAdds); beyond, foldDicts
+// adds at once.
+const maxPending = 1 << 14
+
+// DeferDictAdds makes the folder defer the adds of the combinations of dictionary values
+// it folds (foldDicts) until FlushDicts, which the caller must then call before it reads
+// acc: the states are the same (a weighted Add is that many Adds, in any order, for the
+// metrics that fold columns), at a cost per distinct combination per run instead of per
+// batch.
+func (f *Folder) DeferDictAdds() {
+	if f.pending == nil {
+		f.pending = map[string]*pendingCombo{}
+	}
+}
+
+// FlushDicts adds the combinations deferred by DeferDictAdds into acc.
+func (f *Folder) FlushDicts(acc *Accumulator) {
+	for k, p := range f.pending {
+		rec := Record{Values: p.vals, Pos: Position{Row: -1}, UTF8Checked: true}
+		f.Add(acc, &rec, p.weight)
+		delete(f.pending, k)
+	}
+}
+
+// comboKey encodes the values of a combination into f.comboBuf; false when one is of a
+// kind it does not encode (only the scalars dictionaries hold are).
+func (f *Folder) comboKey(vals []core.Value) ([]byte, bool) {
+	b := f.comboBuf[:0]
+	for i := range vals {
+		v := &vals[i]
+		b = append(b, byte(v.Kind))
+		switch v.Kind {
+		case core.Missing, core.Null:
+		case core.Int, core.Bool:
+			b = binary.LittleEndian.AppendUint64(b, uint64(v.Int))
+		case core.Float:
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Float))
+		case core.String:
+			b = binary.AppendUvarint(b, uint64(len(v.Str)))
+			b = append(b, v.Str...)
+		default:
+			return nil, false
+		}
+	}
+	f.comboBuf = b
+	return b, true
+}
+
 // maxDictCells bounds the joint histogram of foldDicts: the product of the dictionary sizes
 // of the fields the metrics read. 64Ki int64 cells (512 KiB) stay in a core's L2 cache and
 // cover a few hundred classes against a few hundred.
@@ -620,11 +681,33 @@ func (f *Folder) foldDicts(acc *Accumulator, c *Columns) bool {
 				rest /= size
 			}
 			rec.UTF8Checked = false
+			var key []byte
+			keyed := false
+			if f.pending != nil {
+				key, keyed = f.comboKey(vals)
+			}
 			if pass == 0 {
+				if keyed && f.pending[string(key)] != nil {
+					continue // checked in an earlier batch
+				}
 				if f.Check(&rec) != nil {
 					return false
 				}
 				continue
+			}
+			if keyed {
+				if p := f.pending[string(key)]; p != nil {
+					p.weight += n
+					continue
+				}
+				if len(f.pending) < maxPending {
+					own := slices.Clone(vals)
+					for i := range own {
+						own[i].Str = strings.Clone(own[i].Str)
+					}
+					f.pending[string(key)] = &pendingCombo{vals: own, weight: n}
+					continue
+				}
 			}
 			f.Add(acc, &rec, n)
 		}

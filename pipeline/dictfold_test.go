@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -149,5 +151,51 @@ func TestFoldDictsAsInts(t *testing.T) {
 				require.Equal(t, want.States[i].Result(), acc.States[i].Result(), p.Metrics[i].Name)
 			}
 		})
+	}
+}
+
+// TestFoldDictsDeferred folds batches of dictionary columns of string classes with their
+// adds deferred (as Run does): after FlushDicts the states are those of folding the records
+// one by one, though each batch's strings are overwritten once it is folded (the deferred
+// combinations own theirs) and the batches' dictionaries differ.
+func TestFoldDictsDeferred(t *testing.T) {
+	var ms []*metrics.Metric
+	for _, e := range []map[string]any{
+		{"type": "accuracy", "classes": []any{"a", "b", "c"}},
+		{"type": "f1", "average": "macro", "classes": []any{"a", "b", "c"}},
+		{"type": "confusion_matrix", "classes": []any{"a", "b", "c"}},
+	} {
+		m, err := metrics.New(e)
+		require.NoError(t, err)
+		ms = append(ms, m)
+	}
+	p := NewPlan(ms, nil)
+	require.True(t, p.Columnar())
+	f, acc := NewFolder(p), NewAccumulator(p)
+	f.DeferDictAdds()
+	wantF, want := NewFolder(p), NewAccumulator(p)
+	for batch, order := range []string{"abc", "cab", "bca", "abc"} {
+		buf := []byte(order)
+		dict := make([]core.Value, 3)
+		for i := range dict {
+			dict[i] = core.Value{Kind: core.String, Str: unsafe.String(&buf[i], 1)}
+		}
+		pred := &DictColumn{Values: dict, Codes: []int32{0, 1, 2, 0, int32(batch % 3), 1}}
+		label := &DictColumn{Values: dict, Codes: []int32{0, 2, 2, 1, 0, 1}}
+		cols := &Columns{N: 6, Ints: make([][]int64, 2), Dicts: []*DictColumn{pred, label}}
+		for i := 0; i < cols.N; i++ {
+			rec := Record{Values: []core.Value{
+				{Kind: core.String, Str: strings.Clone(pred.Values[pred.Codes[i]].Str)},
+				{Kind: core.String, Str: strings.Clone(label.Values[label.Codes[i]].Str)}}}
+			require.Nil(t, wantF.Check(&rec))
+			wantF.Add(want, &rec, 1)
+		}
+		require.True(t, f.FoldColumns(acc, cols))
+		copy(buf, "zzz") // the batch's buffers are reused once it is folded
+	}
+	f.FlushDicts(acc)
+	require.Equal(t, want.Records, acc.Records)
+	for i := range p.Metrics {
+		require.Equal(t, want.States[i].Result(), acc.States[i].Result(), p.Metrics[i].Name)
 	}
 }
