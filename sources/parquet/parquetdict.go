@@ -148,8 +148,11 @@ func scratchAllocator(mem memory.Allocator) memory.Allocator {
 }
 
 func newDictReader(f *pqField, pages *chunkPageReader, maxDef int16, mem, idxMem memory.Allocator) *dictReader {
-	return &dictReader{pages: pages, phys: f.phys, leaf: f.leaf(), maxDef: maxDef, mem: mem, idxMem: idxMem,
-		dtype: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: f.leaf()}}
+	dtype := f.dictType
+	if dtype == nil {
+		dtype = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: f.leaf()}
+	}
+	return &dictReader{pages: pages, phys: f.phys, leaf: f.leaf(), maxDef: maxDef, mem: mem, idxMem: idxMem, dtype: dtype}
 }
 
 // release frees the dictionary (arrays handed out keep their reference) and the page

@@ -54,13 +54,8 @@ const (
 // errPageHeader is a page header that cannot be read or makes no sense.
 var errPageHeader = errors.New("invalid page header")
 
-// newChunkPageReader reads column chunk col of row group rg of pf from src, a file of size
-// bytes.
-func newChunkPageReader(pf *file.Reader, rg, col int, src io.ReaderAt, size int64, mem memory.Allocator, dec *decompressors, win *pageWindow) (*chunkPageReader, error) {
-	cc, err := pf.MetaData().RowGroup(rg).ColumnChunk(col)
-	if err != nil {
-		return nil, err
-	}
+// newChunkPageReader reads column chunk cc of pf from src, a file of size bytes.
+func newChunkPageReader(pf *file.Reader, cc *metadata.ColumnChunkMetaData, src io.ReaderAt, size int64, mem memory.Allocator, dec *decompressors, win *pageWindow) (*chunkPageReader, error) {
 	if cc.CryptoMetadata() != nil {
 		return nil, errors.New("encrypted column chunk: decryption is not supported")
 	}

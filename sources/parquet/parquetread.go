@@ -71,7 +71,11 @@ type parquetIter struct {
 	rg        int   // current row group
 	rows      int64 // rows of the current row group
 	stale     bool  // a field fell back from dictionary arrays: rgSchema must follow
-	left      int64 // rows of the current row group not yet returned
+	// lastSchema is the last rgSchema with dictionary arrays, lastDicts which fields it
+	// has them for.
+	lastSchema *arrow.Schema
+	lastDicts  []bool
+	left       int64 // rows of the current row group not yet returned
 }
 
 // pqField is a decoded field: a leaf column inside zero or more lists.
@@ -88,8 +92,11 @@ type pqField struct {
 	win   pageWindow       // chunk's read-ahead buffer
 	dict  *dictReader      // reads chunk instead of rr when its data pages are dictionary-encoded (parquetdict.go)
 	done  int64            // rows of the chunk dict returned
-	af    arrow.Field      // of the records without dictionaries
-	group *pqGroup         // set when the field is a part of a MAP or struct field (parquetmap.go)
+	// dictType is the type of the arrays dict returns, one for the file so that the
+	// schemas of row groups read alike are equal (setSchema).
+	dictType *arrow.DictionaryType
+	af       arrow.Field // of the records without dictionaries
+	group    *pqGroup    // set when the field is a part of a MAP or struct field (parquetmap.go)
 }
 
 // pqList is a list level of a field: its levels (DefLevel: the list holds an element) and
@@ -399,14 +406,21 @@ func (it *parquetIter) nextRowGroup() error {
 func (it *parquetIter) openChunk(f *pqField, dict bool) error {
 	f.releasePages()
 	f.done = 0
-	chunk, err := newChunkPageReader(it.pf, it.rg, f.col, it.src, it.size, it.mem, &it.dec, &f.win)
-	chunk.bodies = it.scratch
+	cc, err := it.pf.MetaData().RowGroup(it.rg).ColumnChunk(f.col)
 	if err != nil {
 		return err
 	}
+	chunk, err := newChunkPageReader(it.pf, cc, it.src, it.size, it.mem, &it.dec, &f.win)
+	if err != nil {
+		return err
+	}
+	chunk.bodies = it.scratch
 	f.chunk = chunk
 	col := it.pf.MetaData().Schema.Column(f.col)
-	if cc, err := it.pf.MetaData().RowGroup(it.rg).ColumnChunk(f.col); err == nil && dict && dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()) {
+	if dict && dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()) {
+		if f.dictType == nil {
+			f.dictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: f.leaf()}
+		}
 		f.dict = newDictReader(f, chunk, col.MaxDefinitionLevel(), it.mem, it.scratch)
 		return nil
 	}
@@ -419,19 +433,33 @@ func (it *parquetIter) openChunk(f *pqField, dict bool) error {
 // dictReader.
 func (it *parquetIter) setSchema() {
 	it.stale = false
-	it.rgSchema = it.schema
-	afs := make([]arrow.Field, len(it.fields))
+	same := len(it.lastDicts) == len(it.fields)
 	dicts := false
+	for i, f := range it.fields {
+		dicts = dicts || f.dict != nil
+		same = same && it.lastDicts[i] == (f.dict != nil)
+	}
+	switch {
+	case !dicts:
+		it.rgSchema = it.schema
+		return
+	case same && it.lastSchema != nil:
+		// As the previous row groups': the same schema, so that the reader of the records
+		// does not map their columns again.
+		it.rgSchema = it.lastSchema
+		return
+	}
+	afs := make([]arrow.Field, len(it.fields))
+	it.lastDicts = it.lastDicts[:0]
 	for i, f := range it.fields {
 		afs[i] = f.af
 		if f.dict != nil {
 			afs[i].Type = f.dict.dtype
-			dicts = true
 		}
+		it.lastDicts = append(it.lastDicts, f.dict != nil)
 	}
-	if dicts {
-		it.rgSchema = groupedSchema(it.fields, afs)
-	}
+	it.rgSchema = groupedSchema(it.fields, afs)
+	it.lastSchema = it.rgSchema
 }
 
 // allDict reports whether every field is read by a dictReader.
