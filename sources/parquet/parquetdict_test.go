@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow/go/v15/parquet/schema"
 	"github.com/stretchr/testify/require"
 
+	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/pipeline"
 	"github.com/evalstream/evalstream/sources/internal/valtest"
 )
@@ -363,4 +364,47 @@ func TestDictEligibleWriters(t *testing.T) {
 		}
 		require.NoError(t, pf.Close())
 	}
+}
+
+// TestLargeIntDictionary reads a column of 100,000 distinct integers, dictionary-encoded in
+// one row group, as the pipeline's workers do: its batches share one conversion of the
+// dictionary (not one per batch), and the values are the generic path's.
+func TestLargeIntDictionary(t *testing.T) {
+	const n = 200000
+	vals := make([]int64, n)
+	for i := range vals {
+		vals[i] = int64(i*7919) % 100000
+	}
+	path := filepath.Join(t.TempDir(), "big.parquet")
+	root := schema.MustGroup(schema.NewGroupNode("schema", req, schema.FieldList{prim("label", req, parquet.Types.Int64, nil)}, -1))
+	writeRawParquet(t, path, root, []rawColumn{{vals: vals}}, 1, 1, parquet.WithDictionaryPageSizeLimit(4<<20))
+	src, err := openFiles(FileConfig{Path: path}, []string{"label"}, 1024, 0, memory.DefaultAllocator)
+	require.NoError(t, err)
+	ctx := pipeline.WithColumns(context.Background())
+	var shared *core.Value
+	batches, row := 0, 0
+	for {
+		b, err := src.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		require.NotNil(t, b.Columns)
+		d := b.Columns.Dicts[0]
+		require.NotNil(t, d, "batch %d is dictionary-encoded", batches)
+		require.Len(t, d.Values, 100000)
+		if shared == nil {
+			shared = &d.Values[0]
+		}
+		require.Same(t, shared, &d.Values[0], "batch %d converted the dictionary again", batches)
+		for _, c := range d.Codes {
+			require.Equal(t, core.Value{Kind: core.Int, Int: vals[row]}, d.Values[c])
+			row++
+		}
+		b.Release()
+		batches++
+	}
+	require.NoError(t, src.Close())
+	require.Equal(t, n, row)
+	require.Greater(t, batches, 1)
 }
