@@ -193,16 +193,17 @@ func BenchmarkDecodeHybrid(b *testing.B) {
 
 // fallbackFile writes a file of two row groups whose label (int64) and name (string)
 // columns start dictionary-encoded and fall back to PLAIN pages once the dictionary passes
-// arrow/go's limit (after 40,000 rows of 100 values), as writers do. With lie set, the
+// arrow/go's limit (after 40,000 rows of classes values, in pages of about pageSize bytes),
+// as writers do. With lie set, the
 // encoding_stats of the footer then claim the PLAIN data pages were RLE_DICTIONARY (the
 // bytes of each such entry, page_type DATA_PAGE and encoding PLAIN in thrift's compact
 // protocol, are rewritten in place): a metadata error the reader must survive.
-func fallbackFile(t *testing.T, path string, lie bool) {
+func fallbackFile(t *testing.T, path string, lie bool, classes, pageSize int) {
 	t.Helper()
 	const n = 50000
 	labels, names := make([]int64, n), make([]parquet.ByteArray, n)
 	for i := range labels {
-		v := i % 100
+		v := i % classes
 		if i >= 40000 {
 			v = i
 		}
@@ -215,7 +216,7 @@ func fallbackFile(t *testing.T, path string, lie bool) {
 		def[i] = 1
 	}
 	writeRawParquet(t, path, root, []rawColumn{{vals: labels}, {def: def, vals: names}}, 1, 2,
-		parquet.WithDictionaryPageSizeLimit(4000), parquet.WithDataPageSize(4000))
+		parquet.WithDictionaryPageSizeLimit(int64(classes)*40), parquet.WithDataPageSize(int64(pageSize)))
 	if !lie {
 		return
 	}
@@ -272,8 +273,8 @@ func readColumnar(t *testing.T, path string, fields []string) [][]string {
 func TestDictFallbackPage(t *testing.T) {
 	dir := t.TempDir()
 	honest, lying := filepath.Join(dir, "honest.parquet"), filepath.Join(dir, "lying.parquet")
-	fallbackFile(t, honest, false)
-	fallbackFile(t, lying, true)
+	fallbackFile(t, honest, false, 100, 4000)
+	fallbackFile(t, lying, true, 100, 4000)
 	pf, err := file.OpenParquetFile(lying, false)
 	require.NoError(t, err)
 	for rg := 0; rg < pf.NumRowGroups(); rg++ {
@@ -407,4 +408,28 @@ func TestLargeIntDictionary(t *testing.T) {
 	require.NoError(t, src.Close())
 	require.Equal(t, n, row)
 	require.Greater(t, batches, 1)
+}
+
+// TestDictPagesAfterRelease reads dictionary-encoded column chunks by the generic path
+// (their PLAIN fallback pages are listed in encoding_stats) with pages of 8 KB, as large as
+// the dictionary page and in the recycling pool's size classes: arrow/go's column reader
+// decodes the dictionary lazily from its page, after the page reader has moved on, so the
+// generic path's pages must not come from memory the next page reuses. The values are
+// those written.
+func TestDictPagesAfterRelease(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.parquet")
+	fallbackFile(t, path, false, 1000, 8000)
+	got := readCanon(t, path, []string{"label"}, 1000)
+	src, err := openFiles(FileConfig{Path: path}, []string{"label"}, 1000, 0, memory.DefaultAllocator)
+	require.NoError(t, err)
+	d := drain(t, src)
+	require.Len(t, d.recs, 100000)
+	for i, r := range d.recs {
+		v := i % 50000
+		if v < 40000 {
+			v %= 1000
+		}
+		require.Equal(t, []string{fmt.Sprintf("i:%d", v)}, r.Vals, "row %d", i)
+		require.Equal(t, got[i], r.Vals)
+	}
 }

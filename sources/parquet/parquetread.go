@@ -414,10 +414,14 @@ func (it *parquetIter) openChunk(f *pqField, dict bool) error {
 	if err != nil {
 		return err
 	}
-	chunk.bodies = it.scratch
 	f.chunk = chunk
 	col := it.pf.MetaData().Schema.Column(f.col)
 	if dict && dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()) {
+		// Only the dictReader's pages come from the recycling pool: it copies the
+		// dictionary out of its page and is done with each page when it asks for the next.
+		// arrow/go's column reader decodes a dictionary lazily from its page after the page
+		// is released, which memory reused by the next page would corrupt.
+		chunk.bodies = it.scratch
 		if f.dictType == nil {
 			f.dictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: f.leaf()}
 		}
