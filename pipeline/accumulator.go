@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -222,6 +223,22 @@ type Folder struct {
 	// contiguous and in role order (examples then alias the record), else -1.
 	span    []int
 	colBufs [][][]int64 // per metric: its role columns, for FoldColumns
+	// intBufs[f] holds field f's integers expanded from its dictionary column (intOf) when
+	// the batch has no Ints for it; intFrom[f] is the dictionary they came from, within one
+	// FoldColumns call.
+	intBufs [][]int64
+	intFrom []*DictColumn
+	// intTab[f] is the integer of each value of intTabOf[f], the dictionary values field f
+	// had last: sources share one dictionary's values across its batches (DictColumn), and
+	// a dictionary can be far larger than a batch.
+	intTab   [][]int64
+	intTabOf [][]core.Value
+	// pending holds, when DeferDictAdds was called, the combinations of values foldDicts
+	// checked and counted but has not added yet, by comboKey: a combination is checked
+	// once and added once per run (FlushDicts) instead of once per batch, which matters
+	// when a file's dictionaries come in many small row groups.
+	pending  map[string]*pendingCombo
+	comboBuf []byte
 	// dictBufs, hist and dictRec are foldDicts' buffers: the role fields' dictionaries, the
 	// joint counts and the values of the record of one combination.
 	dictBufs []*DictColumn
@@ -473,17 +490,23 @@ func (f *Folder) FoldColumns(acc *Accumulator, c *Columns) bool {
 	}
 	if f.colBufs == nil {
 		f.colBufs = make([][][]int64, len(f.plan.Metrics))
+		f.intBufs = make([][]int64, len(f.plan.Fields))
+		f.intFrom = make([]*DictColumn, len(f.plan.Fields))
+		f.intTab = make([][]int64, len(f.plan.Fields))
+		f.intTabOf = make([][]core.Value, len(f.plan.Fields))
 	}
+	clear(f.intFrom)
 	for i, m := range f.plan.Metrics {
 		if _, ok := acc.States[i].(IntColumnsAdder); !ok {
 			return false
 		}
 		cols := f.colBufs[i][:0]
 		for _, fi := range f.plan.roleIdx[i] {
-			if fi >= len(c.Ints) || c.Ints[fi] == nil || len(c.Ints[fi]) != c.N {
+			col := f.intOf(c, fi)
+			if col == nil {
 				return false
 			}
-			cols = append(cols, c.Ints[fi])
+			cols = append(cols, col)
 		}
 		f.colBufs[i] = cols
 		if !m.Metric.(IntColumnsChecker).CheckIntColumns(cols) {
@@ -496,6 +519,108 @@ func (f *Folder) FoldColumns(acc *Accumulator, c *Columns) bool {
 	}
 	acc.Records += int64(c.N)
 	return true
+}
+
+// intOf is field fi of c as integers: c.Ints[fi], or else the values of its dictionary
+// column expanded into a buffer of the folder (valid until the next FoldColumns) when every
+// dictionary value is an integer; nil otherwise, or when a code is out of its dictionary's
+// range (the records then decide).
+func (f *Folder) intOf(c *Columns, fi int) []int64 {
+	if fi < len(c.Ints) && c.Ints[fi] != nil {
+		if len(c.Ints[fi]) != c.N {
+			return nil
+		}
+		return c.Ints[fi]
+	}
+	if fi >= len(c.Dicts) || fi >= len(f.intBufs) || c.Dicts[fi] == nil || len(c.Dicts[fi].Codes) != c.N {
+		return nil
+	}
+	d := c.Dicts[fi]
+	if f.intFrom[fi] == d {
+		return f.intBufs[fi][:c.N]
+	}
+	if len(d.Values) == 0 {
+		return nil
+	}
+	if of := f.intTabOf[fi]; len(of) != len(d.Values) || &of[0] != &d.Values[0] {
+		vals := f.intTab[fi][:0]
+		for _, v := range d.Values {
+			if v.Kind != core.Int {
+				f.intTabOf[fi] = nil
+				return nil
+			}
+			vals = append(vals, v.Int)
+		}
+		f.intTab[fi], f.intTabOf[fi] = vals, d.Values
+	}
+	vals := f.intTab[fi]
+	if cap(f.intBufs[fi]) < c.N {
+		f.intBufs[fi] = make([]int64, c.N)
+	}
+	out := f.intBufs[fi][:c.N]
+	size := uint32(len(vals))
+	for i, x := range d.Codes {
+		if uint32(x) >= size {
+			return nil
+		}
+		out[i] = vals[x]
+	}
+	f.intFrom[fi] = d
+	return out
+}
+
+// pendingCombo is a combination of values foldDicts has yet to add, weight times.
+type pendingCombo struct {
+	vals   []core.Value // owned: strings cloned from the batch
+	weight int64
+}
+
+// maxPending bounds the combinations a folder defers (DeferDictAdds); beyond, foldDicts
+// adds at once.
+const maxPending = 1 << 14
+
+// DeferDictAdds makes the folder defer the adds of the combinations of dictionary values
+// it folds (foldDicts) until FlushDicts, which the caller must then call before it reads
+// acc: the states are the same (a weighted Add is that many Adds, in any order, for the
+// metrics that fold columns), at a cost per distinct combination per run instead of per
+// batch.
+func (f *Folder) DeferDictAdds() {
+	if f.pending == nil {
+		f.pending = map[string]*pendingCombo{}
+	}
+}
+
+// FlushDicts adds the combinations deferred by DeferDictAdds into acc.
+func (f *Folder) FlushDicts(acc *Accumulator) {
+	for k, p := range f.pending {
+		rec := Record{Values: p.vals, Pos: Position{Row: -1}, UTF8Checked: true}
+		f.Add(acc, &rec, p.weight)
+		delete(f.pending, k)
+	}
+}
+
+// comboKey encodes the values of a combination into f.comboBuf; false when one is of a
+// kind it does not encode (only the scalars dictionaries hold are).
+func (f *Folder) comboKey(vals []core.Value) ([]byte, bool) {
+	b := f.comboBuf[:0]
+	for i := range vals {
+		v := &vals[i]
+		b = append(b, byte(v.Kind))
+		switch v.Kind {
+		case core.Missing, core.Null:
+		case core.Int, core.Bool:
+			b = binary.LittleEndian.AppendUint64(b, uint64(v.Int))
+		case core.Float:
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v.Float))
+		case core.String:
+			b = binary.AppendUvarint(b, uint64(len(v.Str)))
+			b = append(b, v.Str...)
+		default:
+			return nil, false
+		}
+	}
+	f.comboBuf = b
+	return b, true
 }
 
 // maxDictCells bounds the joint histogram of foldDicts: the product of the dictionary sizes
@@ -556,11 +681,33 @@ func (f *Folder) foldDicts(acc *Accumulator, c *Columns) bool {
 				rest /= size
 			}
 			rec.UTF8Checked = false
+			var key []byte
+			keyed := false
+			if f.pending != nil {
+				key, keyed = f.comboKey(vals)
+			}
 			if pass == 0 {
+				if keyed && f.pending[string(key)] != nil {
+					continue // checked in an earlier batch
+				}
 				if f.Check(&rec) != nil {
 					return false
 				}
 				continue
+			}
+			if keyed {
+				if p := f.pending[string(key)]; p != nil {
+					p.weight += n
+					continue
+				}
+				if len(f.pending) < maxPending {
+					own := slices.Clone(vals)
+					for i := range own {
+						own[i].Str = strings.Clone(own[i].Str)
+					}
+					f.pending[string(key)] = &pendingCombo{vals: own, weight: n}
+					continue
+				}
 			}
 			f.Add(acc, &rec, n)
 		}

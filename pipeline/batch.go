@@ -86,7 +86,10 @@ type Batch struct {
 //
 // Dicts[f], when Ints[f] is nil, may hold field f dictionary-encoded (a Parquet dictionary
 // page, an Arrow dictionary array): consumers that fold counts then visit each distinct
-// combination of values once instead of each record (Folder.FoldColumns).
+// combination of values once instead of each record (Folder.FoldColumns). A dictionary of
+// integers also stands for Ints[f]: a consumer that needs the integers (Folder.FoldColumns
+// when the dictionaries cannot be folded as such) expands it, so that sources do not
+// materialise 8 bytes per row that are mostly never read.
 type Columns struct {
 	N     int
 	Ints  [][]int64
@@ -96,7 +99,9 @@ type Columns struct {
 // DictColumn is a column of N records held as indices into a dictionary of distinct values:
 // the value of record i is Values[Codes[i]]. Every code is in [0, len(Values)) and no value
 // is Null or Missing (a column with nulls is not given in this form). Values and Codes alias
-// buffers owned by the batch, as Columns does; consumers must not modify them.
+// buffers owned by the batch, as Columns does; consumers must not modify them. The batches
+// of one dictionary may share its Values (converted once); a source never modifies Values
+// once handed out, so consumers may recognise a dictionary by them.
 type DictColumn struct {
 	Values []core.Value
 	Codes  []int32

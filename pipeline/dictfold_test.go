@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 
@@ -108,14 +110,92 @@ func TestFoldDictsRefuses(t *testing.T) {
 	}
 }
 
-func TestFoldDictsTooManyCells(t *testing.T) {
+// TestFoldDictsAsInts folds integer dictionary columns that foldDicts cannot fold (too many
+// code combinations, or another field held as plain integers) through the integer path, the
+// dictionaries expanded by the folder: the states are those of folding the records.
+func TestFoldDictsAsInts(t *testing.T) {
 	p := classifyPlan(t)
 	big := make([]core.Value, 300)
 	for i := range big {
 		big[i] = core.Value{Kind: core.Int, Int: int64(i % 3)}
 	}
-	d := &DictColumn{Values: big, Codes: []int32{0, 299}}
+	d := &DictColumn{Values: big, Codes: []int32{0, 299, 4, 5}}
+	small := &DictColumn{Values: intDict(2, 1), Codes: []int32{1, 1, 0, 1}}
+	cases := []struct {
+		name string
+		cols *Columns
+	}{
+		{"300x300 cells", &Columns{N: 4, Ints: make([][]int64, 2), Dicts: []*DictColumn{d, d}}},
+		{"one field as integers", &Columns{N: 4, Ints: [][]int64{nil, {0, 1, 2, 2}}, Dicts: []*DictColumn{small, nil}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, acc := NewFolder(p), NewAccumulator(p)
+			require.True(t, f.FoldColumns(acc, c.cols))
+			// The same records, one by one.
+			wantF, want := NewFolder(p), NewAccumulator(p)
+			for i := 0; i < c.cols.N; i++ {
+				rec := Record{Values: make([]core.Value, 2)}
+				for fi := range rec.Values {
+					if dc := c.cols.Dicts[fi]; dc != nil {
+						rec.Values[fi] = dc.Values[dc.Codes[i]]
+					} else {
+						rec.Values[fi] = core.Value{Kind: core.Int, Int: c.cols.Ints[fi][i]}
+					}
+				}
+				require.Nil(t, wantF.Check(&rec))
+				wantF.Add(want, &rec, 1)
+			}
+			require.Equal(t, want.Records, acc.Records)
+			for i := range p.Metrics {
+				require.Equal(t, want.States[i].Result(), acc.States[i].Result(), p.Metrics[i].Name)
+			}
+		})
+	}
+}
+
+// TestFoldDictsDeferred folds batches of dictionary columns of string classes with their
+// adds deferred (as Run does): after FlushDicts the states are those of folding the records
+// one by one, though each batch's strings are overwritten once it is folded (the deferred
+// combinations own theirs) and the batches' dictionaries differ.
+func TestFoldDictsDeferred(t *testing.T) {
+	var ms []*metrics.Metric
+	for _, e := range []map[string]any{
+		{"type": "accuracy", "classes": []any{"a", "b", "c"}},
+		{"type": "f1", "average": "macro", "classes": []any{"a", "b", "c"}},
+		{"type": "confusion_matrix", "classes": []any{"a", "b", "c"}},
+	} {
+		m, err := metrics.New(e)
+		require.NoError(t, err)
+		ms = append(ms, m)
+	}
+	p := NewPlan(ms, nil)
+	require.True(t, p.Columnar())
 	f, acc := NewFolder(p), NewAccumulator(p)
-	require.False(t, f.FoldColumns(acc, &Columns{N: 2, Ints: make([][]int64, 2), Dicts: []*DictColumn{d, d}}), "300x300 cells")
-	require.Zero(t, acc.Records)
+	f.DeferDictAdds()
+	wantF, want := NewFolder(p), NewAccumulator(p)
+	for batch, order := range []string{"abc", "cab", "bca", "abc"} {
+		buf := []byte(order)
+		dict := make([]core.Value, 3)
+		for i := range dict {
+			dict[i] = core.Value{Kind: core.String, Str: unsafe.String(&buf[i], 1)}
+		}
+		pred := &DictColumn{Values: dict, Codes: []int32{0, 1, 2, 0, int32(batch % 3), 1}}
+		label := &DictColumn{Values: dict, Codes: []int32{0, 2, 2, 1, 0, 1}}
+		cols := &Columns{N: 6, Ints: make([][]int64, 2), Dicts: []*DictColumn{pred, label}}
+		for i := 0; i < cols.N; i++ {
+			rec := Record{Values: []core.Value{
+				{Kind: core.String, Str: strings.Clone(pred.Values[pred.Codes[i]].Str)},
+				{Kind: core.String, Str: strings.Clone(label.Values[label.Codes[i]].Str)}}}
+			require.Nil(t, wantF.Check(&rec))
+			wantF.Add(want, &rec, 1)
+		}
+		require.True(t, f.FoldColumns(acc, cols))
+		copy(buf, "zzz") // the batch's buffers are reused once it is folded
+	}
+	f.FlushDicts(acc)
+	require.Equal(t, want.Records, acc.Records)
+	for i := range p.Metrics {
+		require.Equal(t, want.States[i].Result(), acc.States[i].Result(), p.Metrics[i].Name)
+	}
 }

@@ -173,6 +173,7 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 		acc := NewAccumulator(cfg.Plan)
 		accs[w] = acc
 		folder := NewFolder(cfg.Plan)
+		folder.DeferDictAdds()
 		wg.Go(func() error {
 			for j := range jobs {
 				err := foldBatch(gctx, folder, acc, j, &cfg, limit, progress, chunks)
@@ -183,6 +184,7 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 					return err
 				}
 			}
+			folder.FlushDicts(acc)
 			return nil
 		})
 	}

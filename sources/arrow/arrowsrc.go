@@ -110,8 +110,28 @@ type arrowReader struct {
 	schema  *arrow.Schema
 	cols    []int       // per field: column of rec, or -1
 	mapped  *mappedFile // the file's memory map, when message bodies alias it
+	dicts   []dictConv  // per field: its last dictionary converted by dictColumn
 
 	pendingErr error // found while looking ahead; returned by the next fill
+}
+
+// dictConv is a dictionary converted for pipeline.DictColumn: its array data (retained, so
+// that neither it nor the buffers its strings alias go while it is cached) and values, nil
+// when it cannot be one.
+type dictConv struct {
+	data arrow.ArrayData
+	vals []core.Value
+}
+
+// releaseDicts drops the dictionaries dictColumn cached; the batches holding them keep
+// their own references.
+func (r *arrowReader) releaseDicts() {
+	for i := range r.dicts {
+		if r.dicts[i].data != nil {
+			r.dicts[i].data.Release()
+		}
+	}
+	r.dicts = nil
 }
 
 // Open opens an Arrow IPC file (fi.Format "arrow") or stream ("arrows"). The reader verifies
@@ -300,6 +320,7 @@ func openStream(fi fileread.Info, s *fileread.Options, in io.Reader, allocLimit 
 func (r *arrowReader) BytesRead() int64 { return r.cnt.n }
 
 func (r *arrowReader) Close() error {
+	r.releaseDicts()
 	if r.rec != nil {
 		r.rec.Release()
 		r.rec = nil
@@ -352,10 +373,11 @@ func (r *arrowReader) Fill(b *fileread.Builder, n int) error {
 		seg := fileread.Seg{Rec: r.rec, Cols: r.cols, Row: r.row, FileRow: r.fileRow + r.row, K: k, CapHint: n, Where: r.it.Where()}
 		var col fileread.Seg
 		if b.Columns && added == 0 {
-			// A columnar batch takes up to ColumnarRows rows of the record: folding a row
-			// costs a few nanoseconds, so small batches would cost more than their rows.
+			// A columnar batch takes up to ColumnarRows rows of the record (DictColumnarRows
+			// of dictionary columns): folding a row costs a few nanoseconds, so small batches
+			// would cost more than their rows.
 			col = seg
-			col.K = min(max(int64(n), ColumnarRows), r.rec.NumRows()-r.row)
+			col.K = min(max(int64(n), columnarRows(r.rec, r.cols)), r.rec.NumRows()-r.row)
 		}
 		switch {
 		case col.Rec != nil && r.intColumns(b, col):
@@ -467,6 +489,26 @@ func buildDictionaries(arr arrow.Array) {
 // slower a run than 64Ki rows (evalstream bench, 10M rows, 2 workers).
 const ColumnarRows = 1 << 14
 
+// DictColumnarRows is ColumnarRows for a record whose requested columns are all dictionary
+// arrays. Such a batch is 4 bytes per row and column, and its fold (Folder.foldDicts)
+// costs a pass over the codes plus a check and an add per distinct combination of values:
+// with 16Ki rows, 100 combinations (10 classes against 10) cost as much as the pass;
+// with 64Ki, a quarter.
+const DictColumnarRows = 1 << 16
+
+// columnarRows is the most rows of rec a columnar batch takes, cols its requested columns.
+func columnarRows(rec arrow.Record, cols []int) int64 {
+	for _, c := range cols {
+		if c < 0 {
+			continue
+		}
+		if _, ok := rec.Column(c).(*array.Dictionary); !ok {
+			return ColumnarRows
+		}
+	}
+	return DictColumnarRows
+}
+
 // convert builds the records of seg and fills in their values.
 func (r *arrowReader) convert(b *fileread.Builder, seg fileread.Seg) error {
 	if seg.Lazy || !b.Deferred {
@@ -541,7 +583,9 @@ func (r *arrowReader) intColumns(b *fileread.Builder, seg fileread.Seg) (ok bool
 		}
 		switch a := arr.(type) {
 		case *array.Dictionary:
-			d := r.dictColumn(a, lo, hi)
+			// A dictionary of integers also stands for the integers (pipeline.Columns):
+			// the folder expands it only when the dictionaries cannot be folded.
+			d := r.dictColumn(a, lo, hi, f)
 			if d == nil {
 				return false
 			}
@@ -549,10 +593,6 @@ func (r *arrowReader) intColumns(b *fileread.Builder, seg fileread.Seg) (ok bool
 				dicts = make([]*pipeline.DictColumn, len(seg.Cols))
 			}
 			dicts[f] = d
-			// Integers also as a plain column, for when the dictionaries cannot be
-			// folded (too many code combinations, or another field is not a dictionary):
-			// the batch then takes the integer path instead of being decoded row by row.
-			ints[f] = dictInts(d)
 		case *array.Int64:
 			ints[f] = a.Int64Values()[lo:hi:hi]
 		case *array.Int32:
@@ -575,26 +615,16 @@ func (r *arrowReader) intColumns(b *fileread.Builder, seg fileread.Seg) (ok bool
 	return true
 }
 
-// dictColumn is rows lo..hi-1 of a dictionary array without nulls as a pipeline.DictColumn:
-// the dictionary converted once (strings alias its buffers, as fillColumn's do), the
-// indices aliased when they are int32 and widened otherwise. It is nil when a dictionary
-// value is null, or could make a record larger than the source's limit.
-func (r *arrowReader) dictColumn(a *array.Dictionary, lo, hi int) *pipeline.DictColumn {
-	dict := a.Dictionary()
-	if dict.NullN() > 0 || dict.Len() == 0 {
+// dictColumn is rows lo..hi-1 of a dictionary array without nulls, the array of field f,
+// as a pipeline.DictColumn: the dictionary converted once per dictionary (the batches of a
+// Parquet column chunk or of an Arrow file share it, and a dictionary can be far larger
+// than a batch) and shared by the batches, strings aliasing its buffers as fillColumn's do;
+// the indices aliased when they are int32 and widened otherwise. It is nil when a
+// dictionary value is null, or could make a record larger than the source's limit.
+func (r *arrowReader) dictColumn(a *array.Dictionary, lo, hi, f int) *pipeline.DictColumn {
+	vals := r.dictValues(a.Dictionary(), f)
+	if vals == nil {
 		return nil
-	}
-	recs := make([]pipeline.Record, dict.Len())
-	vals := make([]core.Value, dict.Len())
-	for i := range recs {
-		recs[i].Values = vals[i : i+1 : i+1]
-	}
-	var ar fileread.Arena
-	fillColumn(dict, 0, recs, 0, &ar)
-	for i := range vals {
-		if vals[i].Kind == core.Null || r.max > 0 && recordSize(vals[i:i+1])*int64(len(r.cols)) > int64(r.max) {
-			return nil
-		}
 	}
 	var codes []int32
 	switch ix := a.Indices().(type) {
@@ -614,22 +644,38 @@ func (r *arrowReader) dictColumn(a *array.Dictionary, lo, hi int) *pipeline.Dict
 	return &pipeline.DictColumn{Values: vals, Codes: codes}
 }
 
-// dictInts is a dictionary column of integers as its rows' values; nil when a dictionary
-// value is not an integer.
-func dictInts(d *pipeline.DictColumn) []int64 {
-	for _, v := range d.Values {
-		if v.Kind != core.Int {
+// dictValues is dictionary dict of field f converted for dictColumn, from the cache when
+// it is the one the field had last; nil when it cannot be one.
+func (r *arrowReader) dictValues(dict arrow.Array, f int) []core.Value {
+	if len(r.dicts) <= f {
+		r.dicts = append(r.dicts, make([]dictConv, f+1-len(r.dicts))...)
+	}
+	c := &r.dicts[f]
+	if c.data == dict.Data() {
+		return c.vals
+	}
+	if c.data != nil {
+		c.data.Release()
+	}
+	c.data, c.vals = dict.Data(), nil
+	c.data.Retain()
+	if dict.NullN() > 0 || dict.Len() == 0 {
+		return nil
+	}
+	recs := make([]pipeline.Record, dict.Len())
+	vals := make([]core.Value, dict.Len())
+	for i := range recs {
+		recs[i].Values = vals[i : i+1 : i+1]
+	}
+	var ar fileread.Arena
+	fillColumn(dict, 0, recs, 0, &ar)
+	for i := range vals {
+		if vals[i].Kind == core.Null || r.max > 0 && recordSize(vals[i:i+1])*int64(len(r.cols)) > int64(r.max) {
 			return nil
 		}
 	}
-	out := make([]int64, len(d.Codes))
-	for i, c := range d.Codes {
-		if c < 0 || int(c) >= len(d.Values) {
-			return nil // a corrupt code: the row path reports it
-		}
-		out[i] = d.Values[c].Int
-	}
-	return out
+	c.vals = vals
+	return vals
 }
 
 func widen32[T int8 | uint8 | int16 | uint16](xs []T) []int32 {

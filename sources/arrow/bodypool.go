@@ -33,6 +33,13 @@ var arrowBodies = &bodyPool{}
 // memory, so arrow sees exactly what its own allocator would give, without the garbage.
 var arrowBuffers = &bodyPool{zero: true}
 
+// ScratchBuffers returns the recycling pool of buffers that are not zeroed (arrowBodies), for
+// buffers their user overwrites entirely before anything reads them (package parquet's
+// decompressed pages and dictionary indices): what a freed buffer held shows through
+// otherwise. It is safe for concurrent use; as with ColumnBuffers, every Release of a buffer
+// must be paired with its Retains.
+func ScratchBuffers() memory.Allocator { return arrowBodies }
+
 // ColumnBuffers returns the recycling pool of zeroed column buffers (arrowBuffers) for the
 // buffers of records a RecordIter builds itself (package parquet's dictionary indices): the
 // converted batches hold them until Batch.Release, which frees them back to the pool. It is

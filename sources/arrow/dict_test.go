@@ -75,6 +75,7 @@ func TestFillDictionaryColumns(t *testing.T) {
 			[]core.Value{null, {Kind: core.Float, Float: 0.5}}, nil},
 	}
 	r := &arrowReader{}
+	defer r.releaseDicts()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			defer c.arr.Release()
@@ -87,7 +88,11 @@ func TestFillDictionaryColumns(t *testing.T) {
 			for i, rec := range recs {
 				require.Equal(t, c.want[i], rec.Values[0], "row %d", i)
 			}
-			d := r.dictColumn(c.arr, c.row0, c.arr.Len())
+			d := r.dictColumn(c.arr, c.row0, c.arr.Len(), 0)
+			again := r.dictColumn(c.arr, c.row0, c.arr.Len(), 0)
+			if d != nil {
+				require.Same(t, &d.Values[0], &again.Values[0], "the dictionary converted once")
+			}
 			if c.codes == nil {
 				if c.arr.NullN() == 0 {
 					require.Nil(t, d)
@@ -103,13 +108,42 @@ func TestFillDictionaryColumns(t *testing.T) {
 	}
 }
 
-// An integer dictionary column is also handed over as plain integers (for the integer path
-// when the dictionaries cannot be folded); a dictionary of strings, or a corrupt code, is not.
-func TestDictInts(t *testing.T) {
-	ints := &pipeline.DictColumn{Values: []core.Value{{Kind: core.Int, Int: 7}, {Kind: core.Int, Int: 3}}, Codes: []int32{1, 0, 1}}
-	require.Equal(t, []int64{3, 7, 3}, dictInts(ints))
-	strs := &pipeline.DictColumn{Values: []core.Value{{Kind: core.Int, Int: 7}, core.FromJSON("a")}, Codes: []int32{0}}
-	require.Nil(t, dictInts(strs))
-	bad := &pipeline.DictColumn{Values: []core.Value{{Kind: core.Int, Int: 7}}, Codes: []int32{0, 1}}
-	require.Nil(t, dictInts(bad))
+// TestFillDictLarger converts rows of a dictionary larger than they are (converted value by
+// value) like rows of a small one (converted whole): same values, nulls included, and an
+// index past the dictionary is an error, not a value.
+func TestFillDictLarger(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	b := array.NewInt64Builder(mem)
+	for i := 0; i < 100; i++ {
+		b.Append(int64(i * 3))
+	}
+	dict := b.NewArray()
+	b.Release()
+	defer dict.Release()
+	arr := dictArray(t, mem, arrow.PrimitiveTypes.Int32, dict, []int{99, -1, 5, 0, 42})
+	defer arr.Release()
+	want := []core.Value{{Kind: core.Int, Int: 297}, {Kind: core.Null}, {Kind: core.Int, Int: 15}, {Kind: core.Int, Int: 0}, {Kind: core.Int, Int: 126}}
+	for row0 := 0; row0 < len(want); row0++ {
+		recs := make([]pipeline.Record, len(want)-row0)
+		for i := range recs {
+			recs[i].Values = make([]core.Value, 2)
+		}
+		var ar fileread.Arena
+		fillColumn(arr, row0, recs, 1, &ar)
+		for i, rec := range recs {
+			require.Equal(t, want[row0+i], rec.Values[1], "from row %d, row %d", row0, i)
+		}
+	}
+
+	bad := dictArray(t, mem, arrow.PrimitiveTypes.Int32, dict, []int{100})
+	defer bad.Release()
+	recs := []pipeline.Record{{Values: make([]core.Value, 1)}}
+	err := func() (err error) {
+		defer fileread.Recovered(&err)
+		var ar fileread.Arena
+		fillColumn(bad, 0, recs, 0, &ar)
+		return nil
+	}()
+	require.ErrorIs(t, err, fileread.ErrCorrupt)
 }

@@ -29,13 +29,22 @@ import (
 // would check and fold every record.
 //
 // A chunk qualifies when its column metadata lists the encodings of its pages
-// (encoding_stats, written by every current writer) and every data page there is
-// RLE_DICTIONARY or PLAIN_DICTIONARY, and no level is in the deprecated BIT_PACKED
-// encoding. A page that then turns out otherwise contradicts the metadata: the file is
-// corrupt.
+// (encoding_stats, written by pyarrow, duckdb and arrow/go) and every data page there is
+// RLE_DICTIONARY or PLAIN_DICTIONARY, or, without encoding_stats (polars), when its list of
+// encodings holds a dictionary encoding and no other encoding of values than PLAIN (that of
+// the dictionary page); and no level is in the deprecated BIT_PACKED encoding. The metadata
+// is only a hint: a data page in another encoding (a writer's
+// PLAIN fallback once its dictionary grew too large, under encoding_stats that do not
+// list it) is valid, so the reader reports errDictFallback and the field reads the chunk
+// again from its start by the generic path (parquetIter.fallback), skipping the rows
+// already returned.
 
 // errDictPage is a dictionary-encoded page (or the dictionary itself) that does not decode.
 var errDictPage = errors.New("invalid dictionary-encoded page")
+
+// errDictFallback is a data page of a chunk read as dictionary-encoded that is not: the
+// chunk must be read by the generic path.
+var errDictFallback = errors.New("a data page not dictionary-encoded")
 
 const (
 	encPlainDictionary = 2
@@ -58,12 +67,25 @@ func dictEligible(f *pqField, cc *metadata.ColumnChunkMetaData, maxDef, maxRep i
 	default:
 		return false
 	}
+	dictEnc := false
 	for _, e := range cc.Encodings() {
-		if e == encBitPacked {
+		switch e {
+		case encBitPacked:
+			return false
+		case encRLEDictionary, encPlainDictionary:
+			dictEnc = true
+		case parquet.Encodings.Plain, encRLE:
+		default: // DELTA_*, BYTE_STREAM_SPLIT: data pages that are not dictionary-encoded
 			return false
 		}
 	}
 	stats := cc.EncodingStats()
+	if len(stats) == 0 {
+		// No encoding_stats (polars writes none): the dictionary encoding is listed, so
+		// the data pages are dictionary-encoded unless the writer fell back to PLAIN, which
+		// the reader finds page by page (errDictFallback).
+		return dictEnc
+	}
 	data := 0
 	for _, s := range stats {
 		switch int(s.PageType) {
@@ -87,7 +109,7 @@ type dictReader struct {
 	dtype  *arrow.DictionaryType
 	maxDef int16
 	mem    memory.Allocator
-	idxMem memory.Allocator // of the index buffers handed out (indexAllocator)
+	idxMem memory.Allocator // of the index buffers handed out (scratchAllocator)
 	dict   arrow.ArrayData  // nil until the dictionary page is read
 	dictN  int
 
@@ -110,21 +132,27 @@ type dictReader struct {
 	err             error
 }
 
-// indexAllocator is the allocator of the dictionary indices handed out in records: the
-// recycling column pool of package arrow under the file's budget when the file's buffers
-// come from Go's allocator (every run), so that the 4 bytes per row and column do not become
-// garbage; mem itself otherwise (tests count allocations with a checked allocator).
-func indexAllocator(mem memory.Allocator) memory.Allocator {
+// scratchAllocator is the allocator of the buffers the reader overwrites entirely before
+// anything reads them, the decompressed pages and the dictionary indices handed out in
+// records: the recycling pool of package arrow that does not zero (arrowsrc.ScratchBuffers)
+// under the file's budget when the file's buffers come from Go's allocator (every run), so
+// that the bytes of every page and the 4 bytes per row and column neither become garbage
+// nor are cleared before being overwritten; mem itself otherwise (tests count allocations
+// with a checked allocator).
+func scratchAllocator(mem memory.Allocator) memory.Allocator {
 	if la, ok := mem.(fileread.LimitAllocator); ok && la.Allocator == memory.DefaultAllocator {
-		la.Allocator = arrowsrc.ColumnBuffers()
+		la.Allocator = arrowsrc.ScratchBuffers()
 		return la
 	}
 	return mem
 }
 
 func newDictReader(f *pqField, pages *chunkPageReader, maxDef int16, mem, idxMem memory.Allocator) *dictReader {
-	return &dictReader{pages: pages, phys: f.phys, leaf: f.leaf(), maxDef: maxDef, mem: mem, idxMem: idxMem,
-		dtype: &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: f.leaf()}}
+	dtype := f.dictType
+	if dtype == nil {
+		dtype = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: f.leaf()}
+	}
+	return &dictReader{pages: pages, phys: f.phys, leaf: f.leaf(), maxDef: maxDef, mem: mem, idxMem: idxMem, dtype: dtype}
 }
 
 // release frees the dictionary (arrays handed out keep their reference) and the page
@@ -221,16 +249,8 @@ func (d *dictReader) avail() int {
 
 // decodeStream decodes the next len(dst) indices of a page without nulls into dst.
 func (d *dictReader) decodeStream(dst []int32) error {
-	if err := d.h.next(dst); err != nil {
+	if err := d.h.next(dst); err != nil { // the indices are checked against the dictionary's size
 		d.err = fmt.Errorf("page at offset %d: %w: indices: %w", d.pages.pageOff, errDictPage, err)
-		return d.err
-	}
-	var hi uint32
-	for _, c := range dst {
-		hi = max(hi, uint32(c))
-	}
-	if hi >= uint32(d.dictN) {
-		d.err = fmt.Errorf("page at offset %d: %w: dictionary index %d of a dictionary of %d values", d.pages.pageOff, errDictPage, hi, d.dictN)
 		return d.err
 	}
 	d.left -= len(dst)
@@ -361,11 +381,11 @@ func (d *dictReader) readDict(p *file.DictionaryPage) error {
 // for a page v2; -1 for a page v1, where a 4-byte length leads them) and the indices of
 // its values.
 func (d *dictReader) readData(src []byte, nvals int, enc parquet.Encoding, defLen int, defEnc parquet.Encoding) error {
+	if enc != encRLEDictionary && enc != encPlainDictionary {
+		return fmt.Errorf("%w: encoded %s", errDictFallback, enc)
+	}
 	if d.dict == nil {
 		return fmt.Errorf("%w: a data page before the dictionary page", errDictPage)
-	}
-	if enc != encRLEDictionary && enc != encPlainDictionary {
-		return fmt.Errorf("%w: data page encoded %s where the column chunk's metadata lists only dictionary-encoded data pages", errDictPage, enc)
 	}
 	if nvals < 0 {
 		return fmt.Errorf("%w: %d values", errDictPage, nvals)
@@ -417,9 +437,12 @@ func (d *dictReader) readData(src []byte, nvals int, enc parquet.Encoding, defLe
 	if values > 0 && src[0] > 32 {
 		return fmt.Errorf("%w: indices of %d bits", errDictPage, src[0])
 	}
+	if values > 0 && d.dictN == 0 {
+		return fmt.Errorf("%w: %d indices into an empty dictionary", errDictPage, values)
+	}
 	if values == nvals && nvals > 0 {
 		d.stream, d.left = true, nvals
-		d.h = hybridReader{src: src[1:], width: int(src[0])}
+		d.h = hybridReader{src: src[1:], width: int(src[0]), limit: uint32(d.dictN)}
 		return nil
 	}
 	d.codes = arrow.Int32Traits.CastFromBytes(d.carve(&d.codeBuf, arrow.Int32Traits.BytesRequired(nvals)))[:nvals]
@@ -427,17 +450,10 @@ func (d *dictReader) readData(src []byte, nvals int, enc parquet.Encoding, defLe
 		clear(d.codes)
 		return nil
 	}
-	width := int(src[0])
 	dst := d.codes[nvals-values:]
-	if err := decodeHybrid(dst, src[1:], width); err != nil {
+	h := hybridReader{src: src[1:], width: int(src[0]), limit: uint32(d.dictN)}
+	if err := h.next(dst); err != nil {
 		return fmt.Errorf("%w: indices: %w", errDictPage, err)
-	}
-	var hi uint32
-	for _, c := range dst {
-		hi = max(hi, uint32(c))
-	}
-	if hi >= uint32(d.dictN) {
-		return fmt.Errorf("%w: dictionary index %d of a dictionary of %d values", errDictPage, hi, d.dictN)
 	}
 	if d.nulls {
 		// Spread the values' indices (at the end of codes) to their rows, front to back:
@@ -479,15 +495,18 @@ func decodeHybrid(dst []int32, src []byte, width int) error {
 
 // hybridReader decodes a stream in the RLE/bit-packing hybrid encoding incrementally. A
 // bit-packed run is unpacked eight values (width bytes) at a time from one or a few 64-bit
-// loads, straight into the destination; a group read only in part waits in buf.
+// loads, straight into the destination; a group read only in part waits in buf. With limit
+// set (dictionary indices: the dictionary's size), a value of limit or more is an error;
+// bit-packed groups of up to 8 bits are checked eight values at a time (unpackSmall).
 type hybridReader struct {
 	src      []byte
 	width    int
-	pos      int   // of the next run's header
-	rleLeft  int   // values left in the current RLE run
-	rleVal   int32 // its value
-	packLeft int   // values left in the current bit-packed run (its padding included)
-	packPos  int   // byte offset of the run's next group
+	limit    uint32 // 0: values are not checked
+	pos      int    // of the next run's header
+	rleLeft  int    // values left in the current RLE run
+	rleVal   int32  // its value
+	packLeft int    // values left in the current bit-packed run (its padding included)
+	packPos  int    // byte offset of the run's next group
 	buf      [8]int32
 	bufPos   int
 	bufLen   int
@@ -500,6 +519,9 @@ func (h *hybridReader) next(dst []int32) error {
 	for len(dst) > 0 {
 		switch {
 		case h.bufPos < h.bufLen:
+			if err := h.check(h.buf[h.bufPos:min(h.bufLen, h.bufPos+len(dst))]); err != nil {
+				return err
+			}
 			k := copy(dst, h.buf[h.bufPos:h.bufLen])
 			h.bufPos += k
 			dst = dst[k:]
@@ -520,7 +542,22 @@ func (h *hybridReader) next(dst []int32) error {
 			avail := len(h.src) - h.packPos
 			if groups := min(len(dst), h.packLeft) / 8; groups > 0 && groups*width <= avail {
 				k := groups * 8
-				unpack(dst[:k], h.src[h.packPos:], width, mask)
+				src := h.src[h.packPos : h.packPos+groups*width]
+				done, bad := 0, false
+				if width <= 8 {
+					done, bad = unpackSmall(dst[:k], src, width, h.limit)
+				}
+				if done < k {
+					unpack(dst[done:k], src[done/8*width:], width, mask)
+				}
+				if bad {
+					if err := h.check(dst[:done]); err != nil {
+						return err
+					}
+				}
+				if err := h.check(dst[done:k]); err != nil { // unpacked by unpack
+					return err
+				}
 				h.packPos += groups * width
 				h.packLeft -= k
 				dst = dst[k:]
@@ -568,6 +605,9 @@ func (h *hybridReader) header() error {
 		if count == 0 || count > math.MaxInt32 {
 			return fmt.Errorf("RLE run of %d values at byte %d", count, h.pos)
 		}
+		if err := h.check([]int32{int32(x)}); err != nil {
+			return err
+		}
 		h.rleLeft, h.rleVal = int(count), int32(x)
 		return nil
 	}
@@ -579,6 +619,60 @@ func (h *hybridReader) header() error {
 	h.pos = min(h.pos+int(groups)*h.width, len(h.src))
 	h.bufPos, h.bufLen = 0, 0
 	return nil
+}
+
+// check reports a value of vals at or above h.limit (when set).
+func (h *hybridReader) check(vals []int32) error {
+	if h.limit == 0 {
+		return nil
+	}
+	var hi uint32
+	for _, v := range vals {
+		hi = max(hi, uint32(v))
+	}
+	if hi >= h.limit {
+		return fmt.Errorf("dictionary index %d of a dictionary of %d values", hi, h.limit)
+	}
+	return nil
+}
+
+// unpackSmall unpacks whole groups of 8 values of width 1 to 8 bits from src into dst, each
+// group from one 64-bit load, while dst has a group and src 8 bytes; it returns how many
+// values it unpacked. With limit > 0 it also reports whether one of them is limit or more:
+// for limit < 2^width, the values of even and of odd lanes are spread apart, (2^width -
+// limit) is added to each, and a value at or past the limit is one whose lane carries into
+// the gap above it (SWAR: eight values checked in a few instructions).
+func unpackSmall(dst []int32, src []byte, width int, limit uint32) (n int, bad bool) {
+	w := uint(width) & 63
+	mask := uint64(1)<<w - 1
+	var even, carry, add uint64
+	check := limit > 0 && uint64(limit) < 1<<w
+	if check {
+		k := uint64(1)<<w - uint64(limit)
+		for j := uint(0); j < 8; j += 2 {
+			even |= mask << (j * w & 63)
+			carry |= 1 << ((j*w + w) & 63)
+			add |= k << (j * w & 63)
+		}
+	}
+	s2, s3, s4, s5, s6, s7 := 2*w&63, 3*w&63, 4*w&63, 5*w&63, 6*w&63, 7*w&63
+	var acc uint64
+	for len(dst)-n >= 8 && len(src) >= 8 {
+		x := binary.LittleEndian.Uint64(src)
+		o := (*[8]int32)(dst[n : n+8])
+		o[0] = int32(x & mask)
+		o[1] = int32(x >> w & mask)
+		o[2] = int32(x >> s2 & mask)
+		o[3] = int32(x >> s3 & mask)
+		o[4] = int32(x >> s4 & mask)
+		o[5] = int32(x >> s5 & mask)
+		o[6] = int32(x >> s6 & mask)
+		o[7] = int32(x >> s7 & mask)
+		acc |= (x&even + add) | (x>>w&even + add)
+		src = src[width:]
+		n += 8
+	}
+	return n, check && acc&carry != 0
 }
 
 // unpack unpacks len(dst) values of width bits (LSB first) from src, which holds at least

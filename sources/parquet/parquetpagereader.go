@@ -31,6 +31,7 @@ type chunkPageReader struct {
 	valuesLeft int64 // values of the chunk (column metadata) not yet in a data page
 	codec      int
 	mem        memory.Allocator
+	bodies     memory.Allocator // of the pages' uncompressed bytes: mem unless set (scratchAllocator)
 	dec        *decompressors
 	win        *pageWindow
 	scratch    *memory.Buffer // compressed bytes of the current page
@@ -53,13 +54,8 @@ const (
 // errPageHeader is a page header that cannot be read or makes no sense.
 var errPageHeader = errors.New("invalid page header")
 
-// newChunkPageReader reads column chunk col of row group rg of pf from src, a file of size
-// bytes.
-func newChunkPageReader(pf *file.Reader, rg, col int, src io.ReaderAt, size int64, mem memory.Allocator, dec *decompressors, win *pageWindow) (*chunkPageReader, error) {
-	cc, err := pf.MetaData().RowGroup(rg).ColumnChunk(col)
-	if err != nil {
-		return nil, err
-	}
+// newChunkPageReader reads column chunk cc of pf from src, a file of size bytes.
+func newChunkPageReader(pf *file.Reader, cc *metadata.ColumnChunkMetaData, src io.ReaderAt, size int64, mem memory.Allocator, dec *decompressors, win *pageWindow) (*chunkPageReader, error) {
 	if cc.CryptoMetadata() != nil {
 		return nil, errors.New("encrypted column chunk: decryption is not supported")
 	}
@@ -205,7 +201,11 @@ func (p *chunkPageReader) body(off int64, compressed, uncompressed, levels, code
 		p.scratch.ResizeNoShrink(compressed)
 		in = p.scratch.Bytes()[:compressed]
 	}
-	buf := memory.NewResizableBuffer(p.mem)
+	bodies := p.bodies
+	if bodies == nil {
+		bodies = p.mem
+	}
+	buf := memory.NewResizableBuffer(bodies) // wholly overwritten below, or released
 	buf.Resize(uncompressed)
 	out := buf.Bytes()
 	var err error

@@ -61,7 +61,7 @@ type parquetIter struct {
 	size      int64       // of the file
 	dec       decompressors
 	mem       memory.Allocator
-	idxMem    memory.Allocator // of dictionary indices (indexAllocator)
+	scratch   memory.Allocator // of page bodies and dictionary indices (scratchAllocator)
 	fields    []*pqField       // the requested fields that are decoded, one column each
 	schema    *arrow.Schema    // of the records: the fields, in order
 	rgSchema  *arrow.Schema    // of the current row group's records: schema with dictionary arrays where dict is set
@@ -70,7 +70,12 @@ type parquetIter struct {
 	batchSize int64
 	rg        int   // current row group
 	rows      int64 // rows of the current row group
-	left      int64 // rows of the current row group not yet returned
+	stale     bool  // a field fell back from dictionary arrays: rgSchema must follow
+	// lastSchema is the last rgSchema with dictionary arrays, lastDicts which fields it
+	// has them for.
+	lastSchema *arrow.Schema
+	lastDicts  []bool
+	left       int64 // rows of the current row group not yet returned
 }
 
 // pqField is a decoded field: a leaf column inside zero or more lists.
@@ -86,8 +91,12 @@ type pqField struct {
 	pages *plainPageReader // reading chunk
 	win   pageWindow       // chunk's read-ahead buffer
 	dict  *dictReader      // reads chunk instead of rr when its data pages are dictionary-encoded (parquetdict.go)
-	af    arrow.Field      // of the records without dictionaries
-	group *pqGroup         // set when the field is a part of a MAP or struct field (parquetmap.go)
+	done  int64            // rows of the chunk dict returned
+	// dictType is the type of the arrays dict returns, one for the file so that the
+	// schemas of row groups read alike are equal (setSchema).
+	dictType *arrow.DictionaryType
+	af       arrow.Field // of the records without dictionaries
+	group    *pqGroup    // set when the field is a part of a MAP or struct field (parquetmap.go)
 }
 
 // pqList is a list level of a field: its levels (DefLevel: the list holds an element) and
@@ -119,7 +128,7 @@ func newParquetIter(pf *file.Reader, src parquet.ReaderAtSeeker, fields []string
 		afs[i] = arrow.Field{Name: f.name, Type: f.types[0], Nullable: true}
 		f.af = afs[i]
 	}
-	return &parquetIter{pf: pf, src: src, size: size, mem: mem, idxMem: indexAllocator(mem), fields: decoded, schema: groupedSchema(decoded, afs), empty: arrow.NewSchema(nil, nil),
+	return &parquetIter{pf: pf, src: src, size: size, mem: mem, scratch: scratchAllocator(mem), fields: decoded, schema: groupedSchema(decoded, afs), empty: arrow.NewSchema(nil, nil),
 		other: other, batchSize: int64(max(batchSize, arrowsrc.ColumnarRows)), rg: -1}, nil
 }
 
@@ -317,6 +326,11 @@ func (it *parquetIter) Next() (arrow.Record, error) {
 		}
 	}
 	n := min(it.left, it.batchSize)
+	if it.allDict() {
+		// The batches of dictionary columns are larger (arrowsrc.DictColumnarRows), and
+		// take rows of one record.
+		n = min(it.left, max(it.batchSize, arrowsrc.DictColumnarRows))
+	}
 	if len(it.fields) == 0 {
 		// No requested column exists: rows are all Missing (or Other).
 		it.left -= n
@@ -329,7 +343,7 @@ func (it *parquetIter) Next() (arrow.Record, error) {
 		}
 	}()
 	for _, f := range it.fields {
-		data, got, err := f.read(n, it.mem)
+		data, got, err := it.readField(f, n)
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("%w: field %q: %w", fileread.ErrCorrupt, f.name, err)
@@ -338,6 +352,9 @@ func (it *parquetIter) Next() (arrow.Record, error) {
 		}
 		cols = append(cols, array.MakeFromData(data))
 		data.Release()
+	}
+	if it.stale {
+		it.setSchema()
 	}
 	grouped, err := groupColumns(it.fields, cols, n)
 	if err != nil {
@@ -357,7 +374,7 @@ func (it *parquetIter) nextRowGroup() error {
 	}
 	if it.rg >= 0 {
 		for _, f := range it.fields {
-			more, err := f.more()
+			more, err := it.fieldMore(f)
 			if err != nil {
 				return fmt.Errorf("%w: field %q: %w", fileread.ErrCorrupt, f.name, err)
 			}
@@ -374,36 +391,144 @@ func (it *parquetIter) nextRowGroup() error {
 	if rows < 0 {
 		return fmt.Errorf("%w: row count %d", fileread.ErrCorrupt, rows)
 	}
-	sc := it.pf.MetaData().Schema
-	dicts := false
 	for _, f := range it.fields {
-		f.releasePages()
-		chunk, err := newChunkPageReader(it.pf, it.rg, f.col, it.src, it.size, it.mem, &it.dec, &f.win)
-		if err != nil {
+		if err := it.openChunk(f, true); err != nil {
 			return fmt.Errorf("%w: field %q: %w", fileread.ErrCorrupt, f.name, err)
 		}
-		f.chunk = chunk
-		col := sc.Column(f.col)
-		if cc, err := it.pf.MetaData().RowGroup(it.rg).ColumnChunk(f.col); err == nil && dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()) {
-			f.dict = newDictReader(f, chunk, col.MaxDefinitionLevel(), it.mem, it.idxMem)
-			dicts = true
-			continue
-		}
-		f.pages = newPlainPageReader(chunk, col, it.mem)
-		f.rr.SetPageReader(f.pages)
 	}
-	it.rgSchema = it.schema
-	if dicts {
-		afs := make([]arrow.Field, len(it.fields))
-		for i, f := range it.fields {
-			afs[i] = f.af
-			if f.dict != nil {
-				afs[i].Type = f.dict.dtype
-			}
-		}
-		it.rgSchema = groupedSchema(it.fields, afs)
-	}
+	it.setSchema()
 	it.rows, it.left = rows, rows
+	return nil
+}
+
+// openChunk sets f to read its column chunk of the current row group from its start: by a
+// dictReader when dict allows and the chunk qualifies, else by the record reader.
+func (it *parquetIter) openChunk(f *pqField, dict bool) error {
+	f.releasePages()
+	f.done = 0
+	cc, err := it.pf.MetaData().RowGroup(it.rg).ColumnChunk(f.col)
+	if err != nil {
+		return err
+	}
+	chunk, err := newChunkPageReader(it.pf, cc, it.src, it.size, it.mem, &it.dec, &f.win)
+	if err != nil {
+		return err
+	}
+	f.chunk = chunk
+	col := it.pf.MetaData().Schema.Column(f.col)
+	if dict && dictEligible(f, cc, col.MaxDefinitionLevel(), col.MaxRepetitionLevel()) {
+		// Only the dictReader's pages come from the recycling pool: it copies the
+		// dictionary out of its page and is done with each page when it asks for the next.
+		// arrow/go's column reader decodes a dictionary lazily from its page after the page
+		// is released, which memory reused by the next page would corrupt.
+		chunk.bodies = it.scratch
+		if f.dictType == nil {
+			f.dictType = &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: f.leaf()}
+		}
+		f.dict = newDictReader(f, chunk, col.MaxDefinitionLevel(), it.mem, it.scratch)
+		return nil
+	}
+	f.pages = newPlainPageReader(chunk, col, it.mem)
+	f.rr.SetPageReader(f.pages)
+	return nil
+}
+
+// setSchema sets rgSchema: schema, with dictionary types for the fields read by a
+// dictReader.
+func (it *parquetIter) setSchema() {
+	it.stale = false
+	same := len(it.lastDicts) == len(it.fields)
+	dicts := false
+	for i, f := range it.fields {
+		dicts = dicts || f.dict != nil
+		same = same && it.lastDicts[i] == (f.dict != nil)
+	}
+	switch {
+	case !dicts:
+		it.rgSchema = it.schema
+		return
+	case same && it.lastSchema != nil:
+		// As the previous row groups': the same schema, so that the reader of the records
+		// does not map their columns again.
+		it.rgSchema = it.lastSchema
+		return
+	}
+	afs := make([]arrow.Field, len(it.fields))
+	it.lastDicts = it.lastDicts[:0]
+	for i, f := range it.fields {
+		afs[i] = f.af
+		if f.dict != nil {
+			afs[i].Type = f.dict.dtype
+		}
+		it.lastDicts = append(it.lastDicts, f.dict != nil)
+	}
+	it.rgSchema = groupedSchema(it.fields, afs)
+	it.lastSchema = it.rgSchema
+}
+
+// allDict reports whether every field is read by a dictReader.
+func (it *parquetIter) allDict() bool {
+	for _, f := range it.fields {
+		if f.dict == nil {
+			return false
+		}
+	}
+	return len(it.fields) > 0
+}
+
+// readField reads the next n rows of f (pqField.read), falling back to the generic path
+// when its dictionary reader meets a page that is not dictionary-encoded.
+func (it *parquetIter) readField(f *pqField, n int64) (arrow.ArrayData, int64, error) {
+	if f.dict != nil {
+		data, got, err := f.dict.read(n)
+		if !errors.Is(err, errDictFallback) {
+			if err == nil && got == n {
+				f.done += n
+			}
+			return data, got, err
+		}
+		if err := it.fallback(f); err != nil {
+			return nil, 0, err
+		}
+	}
+	return f.read(n, it.mem)
+}
+
+// fieldMore is pqField.more with readField's fallback.
+func (it *parquetIter) fieldMore(f *pqField) (bool, error) {
+	if f.dict != nil {
+		more, err := f.dict.more()
+		if !errors.Is(err, errDictFallback) {
+			return more, err
+		}
+		if err := it.fallback(f); err != nil {
+			return false, err
+		}
+	}
+	return f.more()
+}
+
+// fallback reads f's column chunk by the generic path from here on, whatever its metadata
+// said of its encodings: it reads the chunk again from its start and skips the rows the
+// dictionary reader returned (whose values the generic path decodes identically).
+func (it *parquetIter) fallback(f *pqField) error {
+	done := f.done
+	if err := it.openChunk(f, false); err != nil {
+		return err
+	}
+	it.stale = true
+	for left := done; left > 0; {
+		k := min(left, it.batchSize)
+		data, got, err := f.read(k, it.mem)
+		if err != nil {
+			return err
+		}
+		if got < k {
+			return fmt.Errorf("the column chunk read again holds %d rows, fewer than the %d read before", done-left+got, done)
+		}
+		data.Release()
+		left -= k
+	}
 	return nil
 }
 
@@ -434,12 +559,10 @@ func (f *pqField) releasePages() {
 	}
 }
 
-// read decodes the next n records of the field into an array the caller owns; got < n (and
-// no array) when the column ends early.
+// read decodes the next n records of the field by the record reader into an array the
+// caller owns; got < n (and no array) when the column ends early (parquetIter.readField
+// covers a dictReader).
 func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got int64, err error) {
-	if f.dict != nil {
-		return f.dict.read(n)
-	}
 	f.rr.Reset()
 	if err := f.rr.Reserve(n); err != nil {
 		return nil, 0, err
@@ -459,11 +582,9 @@ func (f *pqField) read(n int64, mem memory.Allocator) (_ arrow.ArrayData, got in
 	return data, got, err
 }
 
-// more reports whether the column holds records beyond those read.
+// more reports whether the column holds records beyond those read, by the record reader
+// (parquetIter.fieldMore covers a dictReader).
 func (f *pqField) more() (bool, error) {
-	if f.dict != nil {
-		return f.dict.more()
-	}
 	f.rr.Reset()
 	k, err := f.rr.ReadRecords(1)
 	if err == nil && k == 0 {
