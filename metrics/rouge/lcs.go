@@ -3,6 +3,7 @@ package rouge
 import (
 	"math/bits"
 
+	"github.com/evalstream/evalstream/metrics/internal/freshmem"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
@@ -45,7 +46,7 @@ func (in *interner) grow(want int) {
 	if len(in.slots) >= need {
 		return
 	}
-	in.slots = make([]islot, need)
+	in.slots = freshmem.Make[islot](need)
 	in.mask = uint64(need - 1)
 	in.gen = 1
 	for id, k := range in.keys {
@@ -102,7 +103,7 @@ func (t *u64Interner) reset(want int) {
 		need <<= 1
 	}
 	if cap(t.slots) < need || cap(t.slots) > 64*need && cap(t.slots) > 1<<16 {
-		t.slots = make([]uslot, need)
+		t.slots = freshmem.Make[uslot](need)
 		t.gen = 0
 	}
 	t.slots = t.slots[:need]
@@ -149,7 +150,7 @@ func (b *bitLCS) load(a []int32, k int) {
 	b.k = k
 	need := k * b.w
 	if cap(b.masks) < need {
-		b.masks = make([]uint64, need)
+		b.masks = freshmem.Make[uint64](need) // set with |=
 	} else {
 		b.masks = b.masks[:need]
 		clear(b.masks)
@@ -240,7 +241,7 @@ func (l *lsumLCS) addSentence(c []int32) {
 	l.w = append(l.w, w)
 	need := off + l.k*w
 	if cap(l.masks) < need {
-		grown := make([]uint64, need, 2*need)
+		grown := freshmem.Make[uint64](2 * need)[:need] // set with |=
 		copy(grown, l.masks)
 		l.masks = grown
 	} else {

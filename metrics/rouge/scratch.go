@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/freshmem"
 	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
@@ -378,7 +379,7 @@ func (sc *scratch) pairs() int {
 	if need := d * d; len(sc.pairID) < need {
 		// At least doubled: the sizes of examples rise a little at a time, and each new
 		// table is fresh memory (page faults) until the garbage collector runs.
-		sc.pairID = make([]stampedID, min(max(need, 2*len(sc.pairID)), maxPairTokens*maxPairTokens))
+		sc.pairID = freshmem.Make[stampedID](min(max(need, 2*len(sc.pairID)), maxPairTokens*maxPairTokens))
 		sc.pairGen = 0
 	}
 	sc.pairGen++
@@ -426,7 +427,7 @@ func (sc *scratch) counts(k int) (cnt, rcnt []int32) {
 
 func zeroed[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]T, n)
+		return freshmem.Make[T](n) // counted with ++
 	}
 	b = b[:n]
 	clear(b)

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"strings"
 	"unsafe"
+
+	"github.com/evalstream/evalstream/metrics/internal/freshmem"
 )
 
 // The id path of RougeTokenizer: Porter stemming and a per-example interning of the tokens are
@@ -72,7 +74,7 @@ func (v *vocab) insert(sl *vslot, s string, h uint64, val int32) {
 // grow doubles the table (or makes the first one).
 func (v *vocab) grow() {
 	old := v.slots
-	v.slots = make([]vslot, max(2*len(old), 1024))
+	v.slots = freshmem.Make[vslot](max(2*len(old), 1024)) // probed (read) before written
 	mask := uint64(len(v.slots) - 1)
 	for _, sl := range old {
 		if sl.n == 0 {
@@ -181,7 +183,7 @@ func (v *wordTable) insert(sl *wslot, w string, k0, k1, h uint64, val int32) {
 // grow doubles the table (or makes the first one).
 func (v *wordTable) grow() {
 	old := v.slots
-	v.slots = make([]wslot, max(2*len(old), 1024))
+	v.slots = freshmem.Make[wslot](max(2*len(old), 1024)) // probed (read) before written
 	v.shift = uint8(32 - bits.TrailingZeros(uint(len(v.slots))))
 	mask := uint32(len(v.slots) - 1)
 	for _, sl := range old {
@@ -399,7 +401,7 @@ func (v *shortTable) insert(k uint64, val int32) {
 // grow doubles the table (or makes the first one).
 func (v *shortTable) grow() {
 	old := v.slots
-	v.slots = make([]sslot, max(2*len(old), 1024))
+	v.slots = freshmem.Make[sslot](max(2*len(old), 1024)) // probed (read) before written
 	v.shift = uint8(64 - bits.TrailingZeros(uint(len(v.slots))))
 	mask := uint64(len(v.slots) - 1)
 	for _, sl := range old {
