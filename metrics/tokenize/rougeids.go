@@ -43,8 +43,8 @@ const (
 // the others, so it sees a slot either free or complete. A table that grows is copied under
 // mu and the copy published through an atomic pointer; a reader still probing the old one may
 // miss a word added since, and then looks again under mu, where it finds it. Words of more
-// than 16 bytes (their bytes live in a slice that moves as it grows), new words and TokenID
-// take mu. When the vocabulary outgrows its bounds, the next Reset of a tokenizer publishes a
+// than 16 bytes are in a sync.Map (loads take no lock either). Adding a word and TokenID take
+// mu. When the vocabulary outgrows its bounds, the next Reset of a tokenizer publishes a
 // new, empty one (an epoch); each tokenizer keeps the epoch it had at its last Reset until its
 // next, so the ids it returns in between come from one epoch and compare exactly.
 type RougeVocab struct {
@@ -56,9 +56,10 @@ type RougeVocab struct {
 // vocabEpoch is one generation of a RougeVocab: its tables and ids. Fields other than the
 // atomics and the tables' slot arrays are guarded by the RougeVocab's mu.
 type vocabEpoch struct {
-	short shortTable // words of at most 8 bytes
-	words wordTable  // longer words
-	toks  vocab
+	short shortTable   // words of at most 8 bytes
+	words wordTable    // words of 9 to 16 bytes
+	long  sync.Map     // longer words (few: their lookups need no speed of their own) -> int32
+	toks  wordTable    // token -> id (its slots keep tokens of up to 16 bytes, as words)
 	ids   atomic.Int32 // NumIDs: the ids handed out are below it
 	// The words of the tables, and the bytes of long words and tokens: for the bounds
 	// (written under mu, read by Reset without it).
@@ -99,69 +100,13 @@ func (v *RougeVocab) epoch() *vocabEpoch {
 // emptyTokenID is the id of the empty token.
 const emptyTokenID = 0
 
-// vocab is an exact open-addressing table from byte strings to int32 values.
-type vocab struct {
-	slots []vslot
-	bytes []byte // the keys, back to back
-	n     int
-}
-
-// vslot is one key of a vocab: its bytes are bytes[off:off+n]; n == 0 marks a free slot
-// (keys are never empty).
-type vslot struct {
-	hash uint32
-	n    uint32
-	off  uint32
-	val  int32
-}
-
-// find returns the slot of s (whose hash is h): its own, or the free one where it belongs.
-func (v *vocab) find(s string, h uint64) *vslot {
-	mask := uint64(len(v.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		sl := &v.slots[i]
-		if sl.n == 0 || sl.hash == uint32(h) && int(sl.n) == len(s) && string(v.bytes[sl.off:sl.off+sl.n]) == s {
-			return sl
-		}
-	}
-}
-
-// insert stores s -> val in the free slot sl that find returned for s.
-func (v *vocab) insert(sl *vslot, s string, h uint64, val int32) {
-	*sl = vslot{hash: uint32(h), n: uint32(len(s)), off: uint32(len(v.bytes)), val: val}
-	v.bytes = append(v.bytes, s...)
-	v.n++
-	if 2*v.n > len(v.slots) {
-		v.grow()
-	}
-}
-
-// grow doubles the table (or makes the first one).
-func (v *vocab) grow() {
-	old := v.slots
-	v.slots = freshmem.Make[vslot](max(2*len(old), 1024)) // probed (read) before written
-	mask := uint64(len(v.slots) - 1)
-	for _, sl := range old {
-		if sl.n == 0 {
-			continue
-		}
-		// The slot keeps the low 32 bits of the key's hash, all find uses of it while
-		// the table has at most 2^32 slots.
-		i := uint64(sl.hash) & mask
-		for v.slots[i].n != 0 {
-			i = (i + 1) & mask
-		}
-		v.slots[i] = sl
-	}
-}
-
-// wordTable is vocab's layout for the words of AppendIDs longer than 8 bytes (shorter ones
-// are in a shortTable), which are looked up once per word of text: a word of at most 16
-// bytes is kept in its slot (k0, k1: its bytes, little-endian, zero-padded), so a lookup
-// reads one 32-byte slot and nothing else; longer words are
-// compared by hash and bytes, as in vocab. The slot of a key is given by the top bits of its
-// 64-bit hash (Fibonacci hashing), which is why hash keeps the top 32 bits. findShort may run
-// concurrently with the others; everything else runs under the RougeVocab's mu.
+// wordTable is the vocabulary's table for the words of AppendIDs of 9 to 16 bytes (shorter
+// ones are in a shortTable), which are looked up once per word of text, and for the tokens. A
+// key of at most 16 bytes is kept in its slot (k0, k1: its bytes, little-endian, zero-padded),
+// so a lookup reads one 32-byte slot and nothing else; longer keys are compared by hash and
+// bytes. The slot of a key is given by the top bits of its 64-bit hash (Fibonacci hashing),
+// which is why hash keeps the top 32 bits. findShort may run concurrently with the others;
+// everything else runs under the RougeVocab's mu.
 type wordTable struct {
 	tab   atomic.Pointer[wordTab]
 	bytes []byte // the bytes of the long words
@@ -289,13 +234,20 @@ func (t *RougeTokenizer) TokenID(tok string) int32 {
 
 // tokenID is TokenID of a non-empty token, under mu.
 func (e *vocabEpoch) tokenID(tok string) int32 {
-	h := HashString(tok)
-	sl := e.toks.find(tok, h)
+	var k0, k1, h uint64
+	if len(tok) <= 16 {
+		// A pre-tokenized token may hold zero bytes: find also compares the length.
+		k0, k1 = shortKeyTail(tok)
+		h = shortHash(k0, k1)
+	} else {
+		h = HashString(tok)
+	}
+	sl := e.toks.find(tok, k0, k1, h)
 	if sl.n != 0 {
 		return sl.val
 	}
 	id := e.ids.Load()
-	e.toks.insert(sl, tok, h, id)
+	e.toks.insert(sl, tok, k0, k1, h, id)
 	e.ids.Store(id + 1)
 	e.nBytes.Add(int64(len(tok)))
 	return id
@@ -320,7 +272,7 @@ func (t *RougeTokenizer) AppendLineIDs(dst []int32, ends []int, text string) ([]
 
 // appendIDs is AppendIDs, and AppendLineIDs when lines is set.
 func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines bool) ([]int32, []int) {
-	short, words := &t.ep.short, &t.ep.words
+	short, words, long := &t.ep.short, &t.ep.words, &t.ep.long
 	first, firstEnd := len(dst), len(ends)
 	piece := 0 // start of the current line
 	p := unsafe.Pointer(unsafe.StringData(text))
@@ -384,6 +336,11 @@ func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines b
 			val, ok = short.find(k0)
 		case n <= 16:
 			val, ok = words.findShort(k0, k1, shortHash(k0, k1), n)
+		default:
+			var v any
+			if v, ok = long.Load(text[i:j]); ok {
+				val = v.(int32)
+			}
 		}
 		if !ok {
 			val = t.newWord(text[i:j], k0, k1)
@@ -496,19 +453,20 @@ func (v *shortTable) grow() {
 // bytes). The word is lowercased and stemmed before mu is taken, so the tokenizers stem in
 // parallel; another may have added the word meanwhile, and then its value is kept.
 func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
-	var h uint64
-	switch {
-	case len(w) <= 8:
-	case len(w) <= 16:
-		h = shortHash(k0, k1)
-	default:
-		h = HashString(w)
-	}
 	e := t.ep
-	var tok string
-	if len(w) <= 16 {
-		tok = t.wordToken(w)
+	if len(w) > 16 {
+		t.vocab.mu.Lock()
+		defer t.vocab.mu.Unlock()
+		if v, ok := e.long.Load(w); ok {
+			return v.(int32)
+		}
+		val := e.wordID(t.wordToken(w))
+		e.long.Store(strings.Clone(w), val) // w aliases the caller's text
+		e.nWords.Add(1)
+		e.nBytes.Add(int64(len(w)))
+		return val
 	}
+	tok := t.wordToken(w)
 	t.vocab.mu.Lock()
 	defer t.vocab.mu.Unlock()
 	if len(w) <= 8 {
@@ -520,13 +478,10 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 		e.nWords.Add(1)
 		return val
 	}
+	h := shortHash(k0, k1)
 	sl := e.words.find(w, k0, k1, h)
 	if sl.n != 0 {
 		return sl.val
-	}
-	if len(w) > 16 {
-		tok = t.wordToken(w) // rare: stemmed under mu
-		e.nBytes.Add(int64(len(w)))
 	}
 	val := e.wordID(tok)
 	e.words.insert(sl, w, k0, k1, h, val) // may move the slots
