@@ -109,15 +109,18 @@ const emptyTokenID = 0
 // everything else runs under the RougeVocab's mu.
 type wordTable struct {
 	tab   atomic.Pointer[wordTab]
-	bytes []byte // the bytes of the long words
+	_     cacheLinePad // the fields written by insert away from tab
+	bytes []byte       // the bytes of the long words
 	n     int
+	_     cacheLinePad
 }
 
 // wordTab is the slot array of a wordTable; only the n of its slots changes once published
 // (once, from 0, atomically).
 type wordTab struct {
 	slots []wslot
-	shift uint8 // 32 - log2(len(slots))
+	mask  uint32 // len(slots) - 1
+	shift uint8  // 32 - log2(len(slots))
 }
 
 type wslot struct {
@@ -149,16 +152,15 @@ func shortKeyTail(w string) (k0, k1 uint64) {
 
 // findShort returns the value of the word of at most 16 bytes with key k0, k1, length n and
 // hash h, if stored. It takes no lock.
-func (v *wordTable) findShort(k0, k1, h uint64, n int) (int32, bool) {
+func (v *wordTable) findShort(k0, k1, h uint64, n int) (val int32, ok bool) {
 	tab := v.tab.Load()
-	mask := uint32(len(tab.slots) - 1)
-	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & mask {
+	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & tab.mask {
 		sl := &tab.slots[x]
-		sn := atomic.LoadUint32(&sl.n)
+		sn := int(atomic.LoadUint32(&sl.n))
 		if sn == 0 {
-			return 0, false
+			return
 		}
-		if int(sn) == n && sl.k0 == k0 && sl.k1 == k1 {
+		if sn == n && sl.k0 == k0 && sl.k1 == k1 {
 			return sl.val, true
 		}
 	}
@@ -201,7 +203,8 @@ func (v *wordTable) grow() {
 	}
 	tab := &wordTab{slots: freshmem.Make[wslot](max(2*len(old), 1024))} // probed (read) before written
 	tab.shift = uint8(32 - bits.TrailingZeros(uint(len(tab.slots))))
-	mask := uint32(len(tab.slots) - 1)
+	tab.mask = uint32(len(tab.slots) - 1)
+	mask := tab.mask
 	for _, sl := range old {
 		if sl.n == 0 {
 			continue
@@ -377,8 +380,14 @@ func alnum8(w uint64) uint64 {
 // the others; insert and grow run under the RougeVocab's mu.
 type shortTable struct {
 	tab atomic.Pointer[shortTab]
+	_   cacheLinePad // n, written by every insert, away from tab, read by every lookup
 	n   int
+	_   cacheLinePad
 }
+
+// cacheLinePad keeps the fields around it on different cache lines, so that a write of one
+// by a core does not take the line of the other from the cores reading it (false sharing).
+type cacheLinePad [64]byte
 
 // shortTab is the slot array of a shortTable; only the k of its slots changes once published
 // (once, from 0, atomically).
@@ -467,26 +476,34 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 		return val
 	}
 	tok := t.wordToken(w)
+	// Most new words are new forms of known tokens: their id is found without the lock too,
+	// so that the lock is held only to insert.
+	id, known := int32(-1), tok == ""
+	if n := len(tok); n > 0 && n <= 16 {
+		tk0, tk1 := shortKeyTail(tok)
+		id, known = e.toks.findShort(tk0, tk1, shortHash(tk0, tk1), n)
+	}
 	t.vocab.mu.Lock()
 	defer t.vocab.mu.Unlock()
+	if !known {
+		id = e.wordID(tok)
+	}
 	if len(w) <= 8 {
 		if val, ok := e.short.find(k0); ok {
 			return val
 		}
-		val := e.wordID(tok)
-		e.short.insert(k0, val)
+		e.short.insert(k0, id)
 		e.nWords.Add(1)
-		return val
+		return id
 	}
 	h := shortHash(k0, k1)
 	sl := e.words.find(w, k0, k1, h)
 	if sl.n != 0 {
 		return sl.val
 	}
-	val := e.wordID(tok)
-	e.words.insert(sl, w, k0, k1, h, val) // may move the slots
+	e.words.insert(sl, w, k0, k1, h, id) // may move the slots
 	e.nWords.Add(1)
-	return val
+	return id
 }
 
 // wordID is the id of a word's token, -1 for the empty token (the word is dropped). Under mu.
