@@ -118,12 +118,16 @@ func (sc *scratch) localize(from int) {
 	gloc, gen, nloc := sc.gloc, sc.lgen, sc.nloc
 	seq := sc.seq[from:]
 	for k, g := range seq {
+		// Whether a token is new to the example is a coin toss for the branch predictor:
+		// the slot is rewritten either way, with the id chosen by a conditional move.
 		sl := &gloc[g]
+		id, add := sl.id, int32(0)
 		if sl.stamp != gen {
-			*sl = stampedID{stamp: gen, id: nloc}
-			nloc++
+			id, add = nloc, 1
 		}
-		seq[k] = sl.id
+		*sl = stampedID{stamp: gen, id: id}
+		nloc += add
+		seq[k] = id
 	}
 	sc.nloc = nloc
 }
@@ -395,11 +399,13 @@ func (sc *scratch) pairs() int {
 		s := sc.at(i)
 		for j := 1; j < len(s); j++ {
 			sl := &ids[int(s[j-1])*d+int(s[j])]
+			id, add := sl.id, int32(0) // branch-free, as in localize
 			if sl.stamp != gen {
-				*sl = stampedID{stamp: gen, id: n}
-				n++
+				id, add = n, 1
 			}
-			sc.grams = append(sc.grams, sl.id)
+			*sl = stampedID{stamp: gen, id: id}
+			n += add
+			sc.grams = append(sc.grams, id)
 		}
 		sc.gEnds = append(sc.gEnds, len(sc.grams))
 	}
