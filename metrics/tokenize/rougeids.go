@@ -59,7 +59,7 @@ type vocabEpoch struct {
 	short shortTable   // words of at most 8 bytes
 	words wordTable    // words of 9 to 16 bytes
 	long  sync.Map     // longer words (few: their lookups need no speed of their own) -> int32
-	toks  wordTable    // token -> id (its slots keep tokens of up to 16 bytes, as words)
+	toks  vocab        // token -> id
 	ids   atomic.Int32 // NumIDs: the ids handed out are below it
 	// The words of the tables, and the bytes of long words and tokens: for the bounds
 	// (written under mu, read by Reset without it).
@@ -100,19 +100,76 @@ func (v *RougeVocab) epoch() *vocabEpoch {
 // emptyTokenID is the id of the empty token.
 const emptyTokenID = 0
 
-// wordTable is the vocabulary's table for the words of AppendIDs of 9 to 16 bytes (shorter
-// ones are in a shortTable), which are looked up once per word of text, and for the tokens. A
-// key of at most 16 bytes is kept in its slot (k0, k1: its bytes, little-endian, zero-padded),
-// so a lookup reads one 32-byte slot and nothing else; longer keys are compared by hash and
-// bytes. The slot of a key is given by the top bits of its 64-bit hash (Fibonacci hashing),
-// which is why hash keeps the top 32 bits. findShort may run concurrently with the others;
-// everything else runs under the RougeVocab's mu.
-type wordTable struct {
-	tab   atomic.Pointer[wordTab]
-	_     cacheLinePad // the fields written by insert away from tab
-	bytes []byte       // the bytes of the long words
+// vocab is an exact open-addressing table from byte strings to int32 values: the tokens.
+// Its slots are 16 bytes (the bytes of the keys are apart), half the size of a wordTable's:
+// it is looked up only for new words, under the RougeVocab's mu, and in a short run its
+// memory (every size it grows through is fresh memory) costs more than its lookups.
+type vocab struct {
+	slots []vslot
+	bytes []byte // the keys, back to back
 	n     int
-	_     cacheLinePad
+}
+
+// vslot is one key of a vocab: its bytes are bytes[off:off+n]; n == 0 marks a free slot
+// (keys are never empty).
+type vslot struct {
+	hash uint32
+	n    uint32
+	off  uint32
+	val  int32
+}
+
+// find returns the slot of s (whose hash is h): its own, or the free one where it belongs.
+func (v *vocab) find(s string, h uint64) *vslot {
+	mask := uint64(len(v.slots) - 1)
+	for i := h & mask; ; i = (i + 1) & mask {
+		sl := &v.slots[i]
+		if sl.n == 0 || sl.hash == uint32(h) && int(sl.n) == len(s) && string(v.bytes[sl.off:sl.off+sl.n]) == s {
+			return sl
+		}
+	}
+}
+
+// insert stores s -> val in the free slot sl that find returned for s.
+func (v *vocab) insert(sl *vslot, s string, h uint64, val int32) {
+	*sl = vslot{hash: uint32(h), n: uint32(len(s)), off: uint32(len(v.bytes)), val: val}
+	v.bytes = append(v.bytes, s...)
+	v.n++
+	if 2*v.n > len(v.slots) {
+		v.grow()
+	}
+}
+
+// grow doubles the table (or makes the first one).
+func (v *vocab) grow() {
+	old := v.slots
+	v.slots = freshmem.Make[vslot](max(2*len(old), 1024)) // probed (read) before written
+	mask := uint64(len(v.slots) - 1)
+	for _, sl := range old {
+		if sl.n == 0 {
+			continue
+		}
+		// The slot keeps the low 32 bits of the key's hash, all find uses of it while
+		// the table has at most 2^32 slots.
+		i := uint64(sl.hash) & mask
+		for v.slots[i].n != 0 {
+			i = (i + 1) & mask
+		}
+		v.slots[i] = sl
+	}
+}
+
+// wordTable is the vocabulary's table for the words of AppendIDs of 9 to 16 bytes (shorter
+// ones are in a shortTable, longer ones in a sync.Map), which are looked up once per word of
+// text: a word is kept in its slot (k0, k1: its bytes, little-endian, zero-padded), so a
+// lookup reads one 24-byte slot and nothing else. The slot of a key is given by the top bits
+// of its 64-bit hash, shortHash (Fibonacci hashing). findShort may run concurrently with the
+// others; find, insert and grow run under the RougeVocab's mu.
+type wordTable struct {
+	tab atomic.Pointer[wordTab]
+	_   cacheLinePad // n, written by every insert, away from tab, read by every lookup
+	n   int
+	_   cacheLinePad
 }
 
 // wordTab is the slot array of a wordTable; only the n of its slots changes once published
@@ -125,9 +182,7 @@ type wordTab struct {
 
 type wslot struct {
 	k0, k1 uint64
-	hash   uint32 // the top 32 bits of the key's hash
 	n      uint32 // word length; 0 marks a free slot. Written last, atomically (see RougeVocab)
-	off    uint32 // long words: start in bytes
 	val    int32
 }
 
@@ -166,28 +221,23 @@ func (v *wordTable) findShort(k0, k1, h uint64, n int) (val int32, ok bool) {
 	}
 }
 
-// find returns the slot of the word w (key k0, k1 when it has at most 16 bytes, hash h): its
-// own, or the free one where it belongs. Under mu.
-func (v *wordTable) find(w string, k0, k1, h uint64) *wslot {
+// find returns the slot of the word with key k0, k1, length n and hash h: its own, or the
+// free one where it belongs. Under mu.
+func (v *wordTable) find(k0, k1, h uint64, n int) *wslot {
 	tab := v.tab.Load()
-	mask := uint32(len(tab.slots) - 1)
-	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & mask {
+	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & tab.mask {
 		sl := &tab.slots[x]
-		if sl.n == 0 || int(sl.n) == len(w) && (len(w) <= 16 && sl.k0 == k0 && sl.k1 == k1 ||
-			len(w) > 16 && sl.hash == uint32(h>>32) && string(v.bytes[sl.off:sl.off+sl.n]) == w) {
+		if sl.n == 0 || int(sl.n) == n && sl.k0 == k0 && sl.k1 == k1 {
 			return sl
 		}
 	}
 }
 
-// insert stores the word w -> val in the free slot sl that find returned for it. Under mu.
-func (v *wordTable) insert(sl *wslot, w string, k0, k1, h uint64, val int32) {
-	sl.k0, sl.k1, sl.hash, sl.val = k0, k1, uint32(h>>32), val
-	if len(w) > 16 {
-		sl.off = uint32(len(v.bytes))
-		v.bytes = append(v.bytes, w...)
-	}
-	atomic.StoreUint32(&sl.n, uint32(len(w))) // publishes the slot
+// insert stores the word of length n with key k0, k1 and hash h -> val in the free slot sl
+// that find returned for it. Under mu.
+func (v *wordTable) insert(sl *wslot, n int, k0, k1, h uint64, val int32) {
+	sl.k0, sl.k1, sl.val = k0, k1, val
+	atomic.StoreUint32(&sl.n, uint32(n)) // publishes the slot
 	v.n++
 	if tab := v.tab.Load(); 4*v.n > 3*len(tab.slots) {
 		v.grow()
@@ -204,14 +254,13 @@ func (v *wordTable) grow() {
 	tab := &wordTab{slots: freshmem.Make[wslot](max(2*len(old), 1024))} // probed (read) before written
 	tab.shift = uint8(32 - bits.TrailingZeros(uint(len(tab.slots))))
 	tab.mask = uint32(len(tab.slots) - 1)
-	mask := tab.mask
 	for _, sl := range old {
 		if sl.n == 0 {
 			continue
 		}
-		x := sl.hash >> tab.shift
+		x := uint32(shortHash(sl.k0, sl.k1)>>32) >> tab.shift
 		for tab.slots[x].n != 0 {
-			x = (x + 1) & mask
+			x = (x + 1) & tab.mask
 		}
 		tab.slots[x] = sl
 	}
@@ -237,20 +286,13 @@ func (t *RougeTokenizer) TokenID(tok string) int32 {
 
 // tokenID is TokenID of a non-empty token, under mu.
 func (e *vocabEpoch) tokenID(tok string) int32 {
-	var k0, k1, h uint64
-	if len(tok) <= 16 {
-		// A pre-tokenized token may hold zero bytes: find also compares the length.
-		k0, k1 = shortKeyTail(tok)
-		h = shortHash(k0, k1)
-	} else {
-		h = HashString(tok)
-	}
-	sl := e.toks.find(tok, k0, k1, h)
+	h := HashString(tok)
+	sl := e.toks.find(tok, h)
 	if sl.n != 0 {
 		return sl.val
 	}
 	id := e.ids.Load()
-	e.toks.insert(sl, tok, k0, k1, h, id)
+	e.toks.insert(sl, tok, h, id)
 	e.ids.Store(id + 1)
 	e.nBytes.Add(int64(len(tok)))
 	return id
@@ -476,34 +518,26 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 		return val
 	}
 	tok := t.wordToken(w)
-	// Most new words are new forms of known tokens: their id is found without the lock too,
-	// so that the lock is held only to insert.
-	id, known := int32(-1), tok == ""
-	if n := len(tok); n > 0 && n <= 16 {
-		tk0, tk1 := shortKeyTail(tok)
-		id, known = e.toks.findShort(tk0, tk1, shortHash(tk0, tk1), n)
-	}
 	t.vocab.mu.Lock()
 	defer t.vocab.mu.Unlock()
-	if !known {
-		id = e.wordID(tok)
-	}
 	if len(w) <= 8 {
 		if val, ok := e.short.find(k0); ok {
 			return val
 		}
-		e.short.insert(k0, id)
+		val := e.wordID(tok)
+		e.short.insert(k0, val)
 		e.nWords.Add(1)
-		return id
+		return val
 	}
 	h := shortHash(k0, k1)
-	sl := e.words.find(w, k0, k1, h)
+	sl := e.words.find(k0, k1, h, len(w))
 	if sl.n != 0 {
 		return sl.val
 	}
-	e.words.insert(sl, w, k0, k1, h, id) // may move the slots
+	val := e.wordID(tok)
+	e.words.insert(sl, len(w), k0, k1, h, val) // may move the slots
 	e.nWords.Add(1)
-	return id
+	return val
 }
 
 // wordID is the id of a word's token, -1 for the empty token (the word is dropped). Under mu.
