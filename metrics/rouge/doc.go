@@ -87,7 +87,7 @@ func Docs() []core.Doc {
 					"split_summaries=False; the nltk sentence splitter is not offered). Pre-tokenized input is one sentence"},
 			},
 			Invalid: commonInvalid,
-			Memory:  "O(1): three exact sums and a count; plus per-worker scratch (the bit-vector rows of one sentence pair's LCS) and, with the rouge tokenizer, one vocabulary of words seen shared by the workers (renewed past 65,536 words: under 18 MB while renewed)",
+			Memory:  "O(1): three exact sums and a count; plus per-worker scratch (the bit-vector rows of one reference sentence against one prediction sentence or a pack of short ones) and, with the rouge tokenizer, one vocabulary of words seen shared by the workers (renewed past 65,536 words: under 18 MB while renewed)",
 		},
 		{
 			Type:      "rouge_l_dureader",
