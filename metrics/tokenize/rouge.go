@@ -146,9 +146,10 @@ type RougeTokenizer struct {
 
 	// The id path (AppendIDs): word as written -> token id, token -> id.
 	vocab *RougeVocab
-	ep    *vocabEpoch // the vocabulary's epoch at the last Reset: the ids since come from it
-	low   []byte      // a lowercased word
-	slow  []string    // tokens of appendIDsSlow
+	ep    *vocabEpoch      // the vocabulary's epoch at the last Reset: the ids since come from it
+	long  map[string]int32 // words of more than 16 bytes -> token id, in epoch ep
+	low   []byte           // a lowercased word
+	slow  []string         // tokens of appendIDsSlow
 }
 
 // NewRougeTokenizer returns a tokenizer computing Rouge(text, stem), with a vocabulary of its
@@ -170,7 +171,10 @@ func NewRougeTokenizerWith(v *RougeVocab) *RougeTokenizer {
 // comparable with the earlier ones.
 func (t *RougeTokenizer) Reset() {
 	t.buf = t.buf[:0]
-	t.ep = t.vocab.epoch()
+	if e := t.vocab.epoch(); e != t.ep {
+		t.ep = e
+		t.long = nil // its ids are the old epoch's
+	}
 }
 
 // rougeByte classifies bytes for RougeTokenizer.Append: 1 = [a-z0-9], 2 = [A-Z], 3 = the

@@ -43,8 +43,8 @@ const (
 // the others, so it sees a slot either free or complete. A table that grows is copied under
 // mu and the copy published through an atomic pointer; a reader still probing the old one may
 // miss a word added since, and then looks again under mu, where it finds it. Words of more
-// than 16 bytes are in a sync.Map (loads take no lock either). Adding a word and TokenID take
-// mu. When the vocabulary outgrows its bounds, the next Reset of a tokenizer publishes a
+// than 16 bytes are in a map of each tokenizer's own (their tokens' ids are shared). Adding a
+// word and TokenID take mu. When the vocabulary outgrows its bounds, the next Reset of a tokenizer publishes a
 // new, empty one (an epoch); each tokenizer keeps the epoch it had at its last Reset until its
 // next, so the ids it returns in between come from one epoch and compare exactly.
 type RougeVocab struct {
@@ -58,7 +58,6 @@ type RougeVocab struct {
 type vocabEpoch struct {
 	short shortTable   // words of at most 8 bytes
 	words wordTable    // words of 9 to 16 bytes
-	long  sync.Map     // longer words (few: their lookups need no speed of their own) -> int32
 	toks  vocab        // token -> id
 	ids   atomic.Int32 // NumIDs: the ids handed out are below it
 	// The words of the tables, and the bytes of long words and tokens: for the bounds
@@ -160,7 +159,7 @@ func (v *vocab) grow() {
 }
 
 // wordTable is the vocabulary's table for the words of AppendIDs of 9 to 16 bytes (shorter
-// ones are in a shortTable, longer ones in a sync.Map), which are looked up once per word of
+// ones are in a shortTable, longer ones in each tokenizer's map), which are looked up once per word of
 // text: a word is kept in its slot (k0, k1: its bytes, little-endian, zero-padded), so a
 // lookup reads one 24-byte slot and nothing else. The slot of a key is given by the top bits
 // of its 64-bit hash, shortHash (Fibonacci hashing). findShort may run concurrently with the
@@ -317,7 +316,7 @@ func (t *RougeTokenizer) AppendLineIDs(dst []int32, ends []int, text string) ([]
 
 // appendIDs is AppendIDs, and AppendLineIDs when lines is set.
 func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines bool) ([]int32, []int) {
-	short, words, long := &t.ep.short, &t.ep.words, &t.ep.long
+	short, words := &t.ep.short, &t.ep.words
 	first, firstEnd := len(dst), len(ends)
 	piece := 0 // start of the current line
 	p := unsafe.Pointer(unsafe.StringData(text))
@@ -382,10 +381,7 @@ func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines b
 		case n <= 16:
 			val, ok = words.findShort(k0, k1, shortHash(k0, k1), n)
 		default:
-			var v any
-			if v, ok = long.Load(text[i:j]); ok {
-				val = v.(int32)
-			}
+			val, ok = t.long[text[i:j]]
 		}
 		if !ok {
 			val = t.newWord(text[i:j], k0, k1)
@@ -506,13 +502,16 @@ func (v *shortTable) grow() {
 func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 	e := t.ep
 	if len(w) > 16 {
+		// Words this long are few (under 1% of WMT17's words): each tokenizer keeps its own
+		// map of them, and only their tokens' ids are shared.
+		tok := t.wordToken(w)
 		t.vocab.mu.Lock()
-		defer t.vocab.mu.Unlock()
-		if v, ok := e.long.Load(w); ok {
-			return v.(int32)
+		val := e.wordID(tok)
+		t.vocab.mu.Unlock()
+		if t.long == nil {
+			t.long = make(map[string]int32)
 		}
-		val := e.wordID(t.wordToken(w))
-		e.long.Store(strings.Clone(w), val) // w aliases the caller's text
+		t.long[strings.Clone(w)] = val // w aliases the caller's text
 		e.nWords.Add(1)
 		e.nBytes.Add(int64(len(w)))
 		return val
