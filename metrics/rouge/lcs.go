@@ -365,7 +365,7 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	}
 	if w == 1 {
 		// The walk below, with one word per row.
-		for i > 0 && j > 0 {
+		for t > 0 { // T[i][j] > 0: i, j > 0, and an LCS index is left to read
 			s := r[i-1]
 			if s == c[j-1] {
 				dst = append(dst, int32(i-1))
@@ -383,7 +383,7 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 		}
 		return dst
 	}
-	for i > 0 && j > 0 {
+	for t > 0 { // T[i][j] > 0: i, j > 0, and an LCS index is left to read
 		s := r[i-1]
 		if s == c[j-1] {
 			dst = append(dst, int32(i-1))
@@ -434,7 +434,7 @@ func (l *lsumLCS) backtrackPacked(dst []int32, r []int32, g int, o uint, c []int
 	if t == 0 {
 		return dst
 	}
-	for i > 0 && j > 0 {
+	for t > 0 { // T[i][j] > 0: i, j > 0, and an LCS index is left to read
 		s := r[i-1]
 		if s == c[j-1] {
 			dst = append(dst, int32(i-1))
