@@ -17,10 +17,13 @@ var (
 
 // textOpts is how a metric turns a text value into tokens. It is immutable.
 type textOpts struct {
-	name  string              // tokenizer name
-	fn    tokenize.AppendFunc // nil for "rouge", which goes through a tokenize.RougeTokenizer
-	stem  bool                // Porter stemming inside the rouge tokenizer
-	lower bool                // Python str.lower() before tokenizing (and on pre-tokenized tokens)
+	name string              // tokenizer name
+	fn   tokenize.AppendFunc // nil for "rouge", which goes through a tokenize.RougeTokenizer
+	// vocab is the rouge tokenizer's vocabulary, shared by the tokenizers of every worker
+	// of the metric (each new word is stemmed once per process, not once per worker).
+	vocab *tokenize.RougeVocab
+	stem  bool // Porter stemming inside the rouge tokenizer
+	lower bool // Python str.lower() before tokenizing (and on pre-tokenized tokens)
 	// memoKey names the token ids of an example loaded with these options in a core.Memo.
 	memoKey string
 }
@@ -30,6 +33,7 @@ func readTextOpts(o *core.Options, defTok string, withLower bool) textOpts {
 	t := textOpts{name: o.String("tokenize", defTok, tokenize.Names()...)}
 	if t.name == "rouge" {
 		t.stem = o.Bool("stem", false)
+		t.vocab = tokenize.NewRougeVocab(t.stem)
 	} else {
 		o.Forbid("stem", "with tokenize: "+t.name+" (stemming is part of the rouge tokenizer)")
 		fn, err := tokenize.NewAppend(t.name)
@@ -95,10 +99,15 @@ func (t textOpts) text(sc *scratch, s string) []string {
 	return sc.toks
 }
 
-// rouge returns sc's rouge tokenizer (its vocabulary and stem cache persist across examples).
+// rouge returns sc's rouge tokenizer (its stem cache persists across examples, and its
+// vocabulary is the metric's).
 func (t textOpts) rouge(sc *scratch) *tokenize.RougeTokenizer {
 	if sc.rt == nil {
-		sc.rt = tokenize.NewRougeTokenizer(t.stem)
+		if t.vocab == nil { // options not from readTextOpts
+			sc.rt = tokenize.NewRougeTokenizer(t.stem)
+		} else {
+			sc.rt = tokenize.NewRougeTokenizerWith(t.vocab)
+		}
 	}
 	return sc.rt
 }

@@ -2,7 +2,9 @@ package rouge
 
 import (
 	"math/bits"
+	"unsafe"
 
+	"github.com/evalstream/evalstream/metrics/internal/freshmem"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
@@ -45,7 +47,7 @@ func (in *interner) grow(want int) {
 	if len(in.slots) >= need {
 		return
 	}
-	in.slots = make([]islot, need)
+	in.slots = freshmem.Make[islot](need)
 	in.mask = uint64(need - 1)
 	in.gen = 1
 	for id, k := range in.keys {
@@ -102,7 +104,7 @@ func (t *u64Interner) reset(want int) {
 		need <<= 1
 	}
 	if cap(t.slots) < need || cap(t.slots) > 64*need && cap(t.slots) > 1<<16 {
-		t.slots = make([]uslot, need)
+		t.slots = freshmem.Make[uslot](need)
 		t.gen = 0
 	}
 	t.slots = t.slots[:need]
@@ -149,7 +151,7 @@ func (b *bitLCS) load(a []int32, k int) {
 	b.k = k
 	need := k * b.w
 	if cap(b.masks) < need {
-		b.masks = make([]uint64, need)
+		b.masks = freshmem.Make[uint64](need) // set with |=
 	} else {
 		b.masks = b.masks[:need]
 		clear(b.masks)
@@ -216,12 +218,32 @@ func (b *bitLCS) length(s []int32) int {
 // only on a diagonal step (by one). The indices are the textbook table's exactly
 // (TestLsumLCS, FuzzLsumLCS). An lsumLCS is reused across examples and not safe for
 // concurrent use.
+//
+// Prediction sentences of 1 to 63 symbols share 64-bit words (packs): each has a segment of
+// its own, followed by a guard bit that is always 0 in V and in the masks, so the carry out of
+// a segment's addition stops there (it is cleared after each step), exactly as it falls off
+// the top of a word of its own. The rows of one reference sentence against every sentence of
+// a pack then take one pass over the reference sentence instead of one per prediction
+// sentence; they are kept for the next backtrack of the same reference sentence and pack.
 type lsumLCS struct {
 	k     int      // column symbols are < k; other row symbols match nothing
 	off   []int    // off[p]: start in masks of prediction sentence p's k rows of w[p] words
-	w     []int    // words per row of sentence p
+	w     []int    // words per row of sentence p (not packed)
 	masks []uint64 // bit j of sentence p's row s is set when c[j] == s
-	rows  []uint64 // V_0..V_|r| of the current pair
+	rows  []uint64 // V_0..V_|r| of the current pair, or of the current reference and pack
+
+	pack   []int32  // pack[p]: the pack of sentence p, or -1
+	shift  []uint8  // shift[p]: the lowest bit of sentence p's segment in its pack
+	pmasks []uint64 // pack g's row for symbol s is pmasks[g*k+s]
+	guards []uint64 // guards[g]: the guard bits of pack g
+	used   int      // bits taken in the last pack
+
+	// rows holds the rows of pack rowsPack against the reference sentence at rowsRef (of
+	// rowsLen symbols) when rowsOK.
+	rowsOK   bool
+	rowsPack int
+	rowsRef  *int32
+	rowsLen  int
 }
 
 // reset forgets the sentences of the last example; symbols of the next ones are < k.
@@ -230,17 +252,52 @@ func (l *lsumLCS) reset(k int) {
 	l.off = l.off[:0]
 	l.w = l.w[:0]
 	l.masks = l.masks[:0]
+	l.pack, l.shift = l.pack[:0], l.shift[:0]
+	l.pmasks, l.guards = l.pmasks[:0], l.guards[:0]
+	l.used = 0
+	l.rowsOK = false
 }
 
 // addSentence loads prediction sentence number len(l.w) (its symbols are < k).
 func (l *lsumLCS) addSentence(c []int32) {
+	l.rowsOK = false
+	if n := len(c); n > 0 && n < 64 {
+		k := l.k
+		if len(l.guards) == 0 || l.used+n+1 > 64 {
+			l.guards = append(l.guards, 0)
+			l.used = 0
+			need := len(l.pmasks) + k
+			if cap(l.pmasks) < need {
+				grown := freshmem.Make[uint64](2 * need)[:need] // set with |=
+				copy(grown, l.pmasks)
+				l.pmasks = grown
+			} else {
+				l.pmasks = l.pmasks[:need]
+				clear(l.pmasks[need-k:])
+			}
+		}
+		g := len(l.guards) - 1
+		m := l.pmasks[g*k : (g+1)*k]
+		for j, s := range c {
+			m[s] |= 1 << uint(l.used+j)
+		}
+		l.guards[g] |= 1 << uint(l.used+n)
+		l.pack = append(l.pack, int32(g))
+		l.shift = append(l.shift, uint8(l.used))
+		l.used += n + 1
+		l.off = append(l.off, 0)
+		l.w = append(l.w, 0)
+		return
+	}
+	l.pack = append(l.pack, -1)
+	l.shift = append(l.shift, 0)
 	w := (len(c) + 63) >> 6
 	off := len(l.masks)
 	l.off = append(l.off, off)
 	l.w = append(l.w, w)
 	need := off + l.k*w
 	if cap(l.masks) < need {
-		grown := make([]uint64, need, 2*need)
+		grown := freshmem.Make[uint64](2 * need)[:need] // set with |=
 		copy(grown, l.masks)
 		l.masks = grown
 	} else {
@@ -260,6 +317,10 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	if len(r) == 0 || len(c) == 0 {
 		return dst
 	}
+	if g := l.pack[p]; g >= 0 {
+		return l.backtrackPacked(dst, r, int(g), uint(l.shift[p]), c)
+	}
+	l.rowsOK = false // rows is overwritten below
 	w, k := l.w[p], l.k
 	masks := l.masks[l.off[p] : l.off[p]+k*w]
 	if need := (len(r) + 1) * w; cap(l.rows) < need {
@@ -304,7 +365,7 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	}
 	if w == 1 {
 		// The walk below, with one word per row.
-		for i > 0 && j > 0 {
+		for t > 0 { // T[i][j] > 0: i, j > 0, and an LCS index is left to read
 			s := r[i-1]
 			if s == c[j-1] {
 				dst = append(dst, int32(i-1))
@@ -322,7 +383,7 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 		}
 		return dst
 	}
-	for i > 0 && j > 0 {
+	for t > 0 { // T[i][j] > 0: i, j > 0, and an LCS index is left to read
 		s := r[i-1]
 		if s == c[j-1] {
 			dst = append(dst, int32(i-1))
@@ -340,6 +401,54 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 		// diagonal. Row i rose above row i-1 through a match of s, so one exists below j
 		// (and s < k).
 		j = lastBelow(masks[int(s)*w:int(s)*w+w], j-1) + 1
+	}
+	return dst
+}
+
+// backtrackPacked is backtrack for a sentence c of pack g whose segment starts at bit o: the
+// walk of backtrack's one-word case, on the segment's bits.
+func (l *lsumLCS) backtrackPacked(dst []int32, r []int32, g int, o uint, c []int32) []int32 {
+	k := l.k
+	masks := l.pmasks[g*k : (g+1)*k]
+	if !l.rowsOK || l.rowsPack != g || l.rowsRef != unsafe.SliceData(r) || l.rowsLen != len(r) {
+		if need := len(r) + 1; cap(l.rows) < need {
+			l.rows = make([]uint64, need)
+		} else {
+			l.rows = l.rows[:need] // every word is written below
+		}
+		guard := l.guards[g]
+		v := ^guard
+		l.rows[0] = v
+		for i, s := range r {
+			if int(s) < k {
+				m := masks[s]
+				v = ((v + (v & m)) | (v &^ m)) &^ guard
+			}
+			l.rows[i+1] = v
+		}
+		l.rowsOK, l.rowsPack, l.rowsRef, l.rowsLen = true, g, unsafe.SliceData(r), len(r)
+	}
+	rows := l.rows
+	i, j := len(r), len(c)                                         // j < 64
+	t := int32(bits.OnesCount64(^rows[i] >> o & (1<<uint(j) - 1))) // T[i][j]
+	if t == 0 {
+		return dst
+	}
+	for t > 0 { // T[i][j] > 0: i, j > 0, and an LCS index is left to read
+		s := r[i-1]
+		if s == c[j-1] {
+			dst = append(dst, int32(i-1))
+			i--
+			j--
+			t--
+			continue
+		}
+		low := uint64(1)<<uint(j) - 1
+		if int32(bits.OnesCount64(^rows[i-1]>>o&low)) == t {
+			i--
+			continue
+		}
+		j = 64 - bits.LeadingZeros64(masks[s]>>o&(low>>1))
 	}
 	return dst
 }

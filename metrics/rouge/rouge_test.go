@@ -533,3 +533,55 @@ func TestUnitAccExact(t *testing.T) {
 		})
 	}
 }
+
+// TestStatesConcurrent: the states of one metric share its rouge tokenizer's vocabulary, so
+// states folding on several goroutines at once (as the pipeline's workers do) must give,
+// merged, exactly the result of one state folding every record; with stemming and without,
+// for every rouge-score type.
+func TestStatesConcurrent(t *testing.T) {
+	recs := benchRecords(true, 40, 1, 600)
+	for i, r := range recs {
+		if i%3 == 0 {
+			r[0] = strings.Replace(r[0].(string), " w1 ", "\nw1\n", -1) // several lines
+		}
+		// Words of more than 8 and more than 16 bytes, new ones throughout.
+		long := fmt.Sprintf(" Relatedness%d internationalizations%d", i%40, i%70)
+		r[0] = r[0].(string) + long
+		r[1].([]string)[0] += long
+	}
+	for _, spec := range []struct {
+		typ  string
+		opts map[string]any
+	}{
+		{"rouge_n", map[string]any{"n": 1, "stem": true}},
+		{"rouge_n", map[string]any{"n": 2}},
+		{"rouge_l", map[string]any{"compat": "rouge-score", "stem": true}},
+		{"rouge_lsum", map[string]any{"stem": true}},
+	} {
+		want := run(t, build(t, spec.typ, spec.opts), recs)
+		m := build(t, spec.typ, spec.opts) // a cold vocabulary
+		const workers = 4
+		states := make([]core.State, workers)
+		var wg sync.WaitGroup
+		for w := range states {
+			states[w] = m.NewState()
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				exs := examples(m, recs[w*len(recs)/workers:(w+1)*len(recs)/workers])
+				for i := range exs {
+					if err := m.Check(&exs[i]); err != nil {
+						t.Error(err)
+						return
+					}
+					states[w].Add(&exs[i], 1)
+				}
+			}()
+		}
+		wg.Wait()
+		for _, st := range states[1:] {
+			require.NoError(t, states[0].Merge(st))
+		}
+		require.Equal(t, want, states[0].Result(), "%s %v", spec.typ, spec.opts)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/freshmem"
 	"github.com/evalstream/evalstream/metrics/internal/textinput"
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
@@ -117,12 +118,16 @@ func (sc *scratch) localize(from int) {
 	gloc, gen, nloc := sc.gloc, sc.lgen, sc.nloc
 	seq := sc.seq[from:]
 	for k, g := range seq {
+		// Whether a token is new to the example is a coin toss for the branch predictor:
+		// the slot is rewritten either way, with the id chosen by a conditional move.
 		sl := &gloc[g]
+		id, add := sl.id, int32(0)
 		if sl.stamp != gen {
-			*sl = stampedID{stamp: gen, id: nloc}
-			nloc++
+			id, add = nloc, 1
 		}
-		seq[k] = sl.id
+		*sl = stampedID{stamp: gen, id: id}
+		nloc += add
+		seq[k] = id
 	}
 	sc.nloc = nloc
 }
@@ -378,7 +383,7 @@ func (sc *scratch) pairs() int {
 	if need := d * d; len(sc.pairID) < need {
 		// At least doubled: the sizes of examples rise a little at a time, and each new
 		// table is fresh memory (page faults) until the garbage collector runs.
-		sc.pairID = make([]stampedID, min(max(need, 2*len(sc.pairID)), maxPairTokens*maxPairTokens))
+		sc.pairID = freshmem.Make[stampedID](min(max(need, 2*len(sc.pairID)), maxPairTokens*maxPairTokens))
 		sc.pairGen = 0
 	}
 	sc.pairGen++
@@ -394,11 +399,13 @@ func (sc *scratch) pairs() int {
 		s := sc.at(i)
 		for j := 1; j < len(s); j++ {
 			sl := &ids[int(s[j-1])*d+int(s[j])]
+			id, add := sl.id, int32(0) // branch-free, as in localize
 			if sl.stamp != gen {
-				*sl = stampedID{stamp: gen, id: n}
-				n++
+				id, add = n, 1
 			}
-			sc.grams = append(sc.grams, sl.id)
+			*sl = stampedID{stamp: gen, id: id}
+			n += add
+			sc.grams = append(sc.grams, id)
 		}
 		sc.gEnds = append(sc.gEnds, len(sc.grams))
 	}
@@ -426,7 +433,7 @@ func (sc *scratch) counts(k int) (cnt, rcnt []int32) {
 
 func zeroed[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]T, n)
+		return freshmem.Make[T](n) // counted with ++
 	}
 	b = b[:n]
 	clear(b)

@@ -136,7 +136,8 @@ func rougeSourceBuf(text string, buf *[]byte) (src string, n int) {
 // RougeTokenizer is Rouge(text, stem) with reusable buffers and, when it stems, a cache of
 // the stems of the words it has seen: Porter stemming is most of the tokenizer's cost and
 // text repeats words. The cache has a fixed size (stemCacheSlots words), so memory stays
-// bounded. A RougeTokenizer is not safe for concurrent use.
+// bounded. Its id path (AppendIDs) maps words through a RougeVocab, which tokenizers may
+// share. A RougeTokenizer is not safe for concurrent use (its RougeVocab is).
 type RougeTokenizer struct {
 	stem  bool
 	buf   []byte    // lowercased copies, append-only until Reset
@@ -144,24 +145,36 @@ type RougeTokenizer struct {
 	arena []byte    // scratch of stemASCII
 
 	// The id path (AppendIDs): word as written -> token id, token -> id.
-	short shortTable // words of at most 8 bytes
-	words wordTable  // longer words
-	toks  vocab
-	low   []byte   // a lowercased word
-	slow  []string // tokens of appendIDsSlow
+	vocab *RougeVocab
+	ep    *vocabEpoch      // the vocabulary's epoch at the last Reset: the ids since come from it
+	long  map[string]int32 // words of more than 16 bytes -> token id, in epoch ep
+	low   []byte           // a lowercased word
+	slow  []string         // tokens of appendIDsSlow
 }
 
-// NewRougeTokenizer returns a tokenizer computing Rouge(text, stem).
+// NewRougeTokenizer returns a tokenizer computing Rouge(text, stem), with a vocabulary of its
+// own.
 func NewRougeTokenizer(stem bool) *RougeTokenizer {
-	return &RougeTokenizer{stem: stem}
+	return NewRougeTokenizerWith(NewRougeVocab(stem))
+}
+
+// NewRougeTokenizerWith returns a tokenizer computing Rouge(text, stem) whose id path uses
+// the vocabulary v (and v's stem). Tokenizers on other goroutines may use v at the same time.
+func NewRougeTokenizerWith(v *RougeVocab) *RougeTokenizer {
+	return &RougeTokenizer{stem: v.stem, vocab: v, ep: v.epoch()}
 }
 
 // Reset lets the tokenizer reuse its buffers: tokens returned by Append before are invalid
 // afterwards. Ids returned by AppendIDs and TokenID before stay valid unless the vocabulary
-// has outgrown its bounds, which Reset then clears.
+// has outgrown its bounds: then Reset moves the tokenizer to the vocabulary's next epoch,
+// which starts empty (with a vocabulary of its own, NumIDs falls) and whose ids are not
+// comparable with the earlier ones.
 func (t *RougeTokenizer) Reset() {
 	t.buf = t.buf[:0]
-	t.resetVocab()
+	if e := t.vocab.epoch(); e != t.ep {
+		t.ep = e
+		t.long = nil // its ids are the old epoch's
+	}
 }
 
 // rougeByte classifies bytes for RougeTokenizer.Append: 1 = [a-z0-9], 2 = [A-Z], 3 = the

@@ -4,7 +4,11 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
+
+	"github.com/evalstream/evalstream/metrics/internal/freshmem"
 )
 
 // The id path of RougeTokenizer: Porter stemming and a per-example interning of the tokens are
@@ -14,19 +18,91 @@ import (
 // id. A word seen before costs one hash, one probe and one byte comparison; a new word is
 // lowercased, stemmed and interned once. Ids are exact: equal ids mean equal tokens (every
 // probe compares the bytes, the hash only picks the slot).
+//
+// The vocabulary is a RougeVocab, which the tokenizers of a metric's workers share: each word
+// of a corpus is lowercased, stemmed and interned once in the process, not once per worker,
+// and the tables take the cache and memory once. Looking a word up takes no lock (see
+// RougeVocab); adding one does.
 
-// Bounds of the vocabulary: Reset clears it when it holds more words or bytes than this, so
-// its memory stays bounded (under 9 MB: at most 4.5 MiB of word slots in the two word
-// tables, 2 MiB of token slots and the bytes) whatever the corpus.
+// Bounds of the vocabulary: Reset starts a new one when it holds more words or bytes than
+// this, so its memory stays bounded (under 9 MB: at most 4.5 MiB of word slots in the two
+// word tables, 2 MiB of token slots and the bytes, plus one vocabulary being replaced) whatever
+// the corpus.
 const (
 	vocabMaxWords = 1 << 16
 	vocabMaxBytes = 1 << 21 // of the long words and of the tokens
 )
 
+// RougeVocab is the vocabulary of the rouge tokenizer's id path: word as written -> token id,
+// token -> id. It is safe for concurrent use: tokenizers on several goroutines share one
+// (NewRougeTokenizerWith), so a word is stemmed and interned once for all of them.
+//
+// Synchronisation: lookups of words of at most 16 bytes (nearly all) take no lock. A slot is
+// written once, under mu, and published by an atomic store of its key (short words) or length
+// (longer ones) after its other fields; a reader loads that field atomically before it reads
+// the others, so it sees a slot either free or complete. A table that grows is copied under
+// mu and the copy published through an atomic pointer; a reader still probing the old one may
+// miss a word added since, and then looks again under mu, where it finds it. Words of more
+// than 16 bytes are in a map of each tokenizer's own (their tokens' ids are shared). Adding a
+// word and TokenID take mu. When the vocabulary outgrows its bounds, the next Reset of a tokenizer publishes a
+// new, empty one (an epoch); each tokenizer keeps the epoch it had at its last Reset until its
+// next, so the ids it returns in between come from one epoch and compare exactly.
+type RougeVocab struct {
+	stem bool
+	mu   sync.Mutex
+	cur  atomic.Pointer[vocabEpoch]
+}
+
+// vocabEpoch is one generation of a RougeVocab: its tables and ids. Fields other than the
+// atomics and the tables' slot arrays are guarded by the RougeVocab's mu.
+type vocabEpoch struct {
+	short shortTable   // words of at most 8 bytes
+	words wordTable    // words of 9 to 16 bytes
+	toks  vocab        // token -> id
+	ids   atomic.Int32 // NumIDs: the ids handed out are below it
+	// The words of the tables, and the bytes of long words and tokens: for the bounds
+	// (written under mu, read by Reset without it).
+	nWords, nBytes atomic.Int64
+}
+
+// NewRougeVocab returns an empty vocabulary for tokenizers that stem when stem is set.
+func NewRougeVocab(stem bool) *RougeVocab {
+	v := &RougeVocab{stem: stem}
+	v.cur.Store(newVocabEpoch())
+	return v
+}
+
+func newVocabEpoch() *vocabEpoch {
+	e := &vocabEpoch{}
+	e.short.grow()
+	e.words.grow()
+	e.toks.grow()
+	e.ids.Store(1) // the empty token's
+	return e
+}
+
+// epoch returns the current epoch, replacing it first when it has outgrown the bounds.
+func (v *RougeVocab) epoch() *vocabEpoch {
+	e := v.cur.Load()
+	if e.nWords.Load() <= vocabMaxWords && e.nBytes.Load() <= vocabMaxBytes {
+		return e
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if e = v.cur.Load(); e.nWords.Load() > vocabMaxWords || e.nBytes.Load() > vocabMaxBytes {
+		e = newVocabEpoch()
+		v.cur.Store(e)
+	}
+	return e
+}
+
 // emptyTokenID is the id of the empty token.
 const emptyTokenID = 0
 
-// vocab is an exact open-addressing table from byte strings to int32 values.
+// vocab is an exact open-addressing table from byte strings to int32 values: the tokens.
+// Its slots are 16 bytes (the bytes of the keys are apart), half the size of a wordTable's:
+// it is looked up only for new words, under the RougeVocab's mu, and in a short run its
+// memory (every size it grows through is fresh memory) costs more than its lookups.
 type vocab struct {
 	slots []vslot
 	bytes []byte // the keys, back to back
@@ -40,12 +116,6 @@ type vslot struct {
 	n    uint32
 	off  uint32
 	val  int32
-}
-
-func (v *vocab) clear() {
-	clear(v.slots)
-	v.bytes = v.bytes[:0]
-	v.n = 0
 }
 
 // find returns the slot of s (whose hash is h): its own, or the free one where it belongs.
@@ -72,7 +142,7 @@ func (v *vocab) insert(sl *vslot, s string, h uint64, val int32) {
 // grow doubles the table (or makes the first one).
 func (v *vocab) grow() {
 	old := v.slots
-	v.slots = make([]vslot, max(2*len(old), 1024))
+	v.slots = freshmem.Make[vslot](max(2*len(old), 1024)) // probed (read) before written
 	mask := uint64(len(v.slots) - 1)
 	for _, sl := range old {
 		if sl.n == 0 {
@@ -88,31 +158,30 @@ func (v *vocab) grow() {
 	}
 }
 
-// ready makes the first table.
-func (v *vocab) ready() {
-	if v.slots == nil {
-		v.grow()
-	}
+// wordTable is the vocabulary's table for the words of AppendIDs of 9 to 16 bytes (shorter
+// ones are in a shortTable, longer ones in each tokenizer's map), which are looked up once per word of
+// text: a word is kept in its slot (k0, k1: its bytes, little-endian, zero-padded), so a
+// lookup reads one 24-byte slot and nothing else. The slot of a key is given by the top bits
+// of its 64-bit hash, shortHash (Fibonacci hashing). findShort may run concurrently with the
+// others; find, insert and grow run under the RougeVocab's mu.
+type wordTable struct {
+	tab atomic.Pointer[wordTab]
+	_   cacheLinePad // n, written by every insert, away from tab, read by every lookup
+	n   int
+	_   cacheLinePad
 }
 
-// wordTable is vocab's layout for the words of AppendIDs longer than 8 bytes (shorter ones
-// are in a shortTable), which are looked up once per word of text: a word of at most 16
-// bytes is kept in its slot (k0, k1: its bytes, little-endian, zero-padded), so a lookup
-// reads one 32-byte slot and nothing else; longer words are
-// compared by hash and bytes, as in vocab. The slot of a key is given by the top bits of its
-// 64-bit hash (Fibonacci hashing), which is why hash keeps the top 32 bits.
-type wordTable struct {
+// wordTab is the slot array of a wordTable; only the n of its slots changes once published
+// (once, from 0, atomically).
+type wordTab struct {
 	slots []wslot
+	mask  uint32 // len(slots) - 1
 	shift uint8  // 32 - log2(len(slots))
-	bytes []byte // the bytes of the long words
-	n     int
 }
 
 type wslot struct {
 	k0, k1 uint64
-	hash   uint32 // the top 32 bits of the key's hash
-	n      uint32 // word length; 0 marks a free slot
-	off    uint32 // long words: start in bytes
+	n      uint32 // word length; 0 marks a free slot. Written last, atomically (see RougeVocab)
 	val    int32
 }
 
@@ -135,87 +204,96 @@ func shortKeyTail(w string) (k0, k1 uint64) {
 	return k0, k1
 }
 
-func (v *wordTable) clear() {
-	clear(v.slots)
-	v.bytes = v.bytes[:0]
-	v.n = 0
+// findShort returns the value of the word of at most 16 bytes with key k0, k1, length n and
+// hash h, if stored. It takes no lock.
+func (v *wordTable) findShort(k0, k1, h uint64, n int) (val int32, ok bool) {
+	tab := v.tab.Load()
+	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & tab.mask {
+		sl := &tab.slots[x]
+		sn := int(atomic.LoadUint32(&sl.n))
+		if sn == 0 {
+			return
+		}
+		if sn == n && sl.k0 == k0 && sl.k1 == k1 {
+			return sl.val, true
+		}
+	}
 }
 
-// findShort returns the slot of the short word with key k0, k1 and hash h: its own, or the
-// free one where it belongs.
-func (v *wordTable) findShort(k0, k1, h uint64, n int) *wslot {
-	mask := uint32(len(v.slots) - 1)
-	for x := uint32(h>>32) >> v.shift; ; x = (x + 1) & mask {
-		sl := &v.slots[x]
-		if sl.n == 0 || sl.k0 == k0 && sl.k1 == k1 && int(sl.n) == n {
+// find returns the slot of the word with key k0, k1, length n and hash h: its own, or the
+// free one where it belongs. Under mu.
+func (v *wordTable) find(k0, k1, h uint64, n int) *wslot {
+	tab := v.tab.Load()
+	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & tab.mask {
+		sl := &tab.slots[x]
+		if sl.n == 0 || int(sl.n) == n && sl.k0 == k0 && sl.k1 == k1 {
 			return sl
 		}
 	}
 }
 
-// findLong is findShort for a word of more than 16 bytes (hash h = HashString(w)).
-func (v *wordTable) findLong(w string, h uint64) *wslot {
-	mask := uint32(len(v.slots) - 1)
-	for x := uint32(h>>32) >> v.shift; ; x = (x + 1) & mask {
-		sl := &v.slots[x]
-		if sl.n == 0 || int(sl.n) == len(w) && sl.hash == uint32(h>>32) && string(v.bytes[sl.off:sl.off+sl.n]) == w {
-			return sl
-		}
-	}
-}
-
-// insert stores the word w -> val in the free slot sl that findShort (with the key k0, k1)
-// or findLong returned for it.
-func (v *wordTable) insert(sl *wslot, w string, k0, k1, h uint64, val int32) {
-	*sl = wslot{k0: k0, k1: k1, hash: uint32(h >> 32), n: uint32(len(w)), val: val}
-	if len(w) > 16 {
-		sl.off = uint32(len(v.bytes))
-		v.bytes = append(v.bytes, w...)
-	}
+// insert stores the word of length n with key k0, k1 and hash h -> val in the free slot sl
+// that find returned for it. Under mu.
+func (v *wordTable) insert(sl *wslot, n int, k0, k1, h uint64, val int32) {
+	sl.k0, sl.k1, sl.val = k0, k1, val
+	atomic.StoreUint32(&sl.n, uint32(n)) // publishes the slot
 	v.n++
-	if 4*v.n > 3*len(v.slots) {
+	if tab := v.tab.Load(); 4*v.n > 3*len(tab.slots) {
 		v.grow()
 	}
 }
 
-// grow doubles the table (or makes the first one).
+// grow publishes a copy of the table of twice the size (or the first table). Under mu (or
+// before the table is shared).
 func (v *wordTable) grow() {
-	old := v.slots
-	v.slots = make([]wslot, max(2*len(old), 1024))
-	v.shift = uint8(32 - bits.TrailingZeros(uint(len(v.slots))))
-	mask := uint32(len(v.slots) - 1)
+	var old []wslot
+	if tab := v.tab.Load(); tab != nil {
+		old = tab.slots
+	}
+	tab := &wordTab{slots: freshmem.Make[wslot](max(2*len(old), 1024))} // probed (read) before written
+	tab.shift = uint8(32 - bits.TrailingZeros(uint(len(tab.slots))))
+	tab.mask = uint32(len(tab.slots) - 1)
 	for _, sl := range old {
 		if sl.n == 0 {
 			continue
 		}
-		x := sl.hash >> v.shift
-		for v.slots[x].n != 0 {
-			x = (x + 1) & mask
+		x := uint32(shortHash(sl.k0, sl.k1)>>32) >> tab.shift
+		for tab.slots[x].n != 0 {
+			x = (x + 1) & tab.mask
 		}
-		v.slots[x] = sl
+		tab.slots[x] = sl
 	}
+	v.tab.Store(tab)
 }
 
-// NumIDs bounds the ids that AppendIDs and TokenID have returned since the vocabulary was
-// last cleared: they are all below it.
-func (t *RougeTokenizer) NumIDs() int { return t.toks.n + 1 } // + the empty token's
+// NumIDs bounds the ids that AppendIDs and TokenID have returned since the tokenizer's
+// vocabulary epoch began (see Reset): they are all below it.
+func (t *RougeTokenizer) NumIDs() int { return int(t.ep.ids.Load()) }
 
 // TokenID returns the id of tok taken as a token as it is (no lowercasing, no stemming): the
-// id AppendIDs gives a word whose token is tok. The id is valid until Reset clears the
-// vocabulary.
+// id AppendIDs gives a word whose token is tok. The id is valid until Reset moves the
+// tokenizer to a new vocabulary epoch.
 func (t *RougeTokenizer) TokenID(tok string) int32 {
 	if tok == "" {
 		// Only pre-tokenized input has empty tokens; a vocab key is never empty.
 		return emptyTokenID
 	}
-	t.toks.ready()
+	t.vocab.mu.Lock()
+	defer t.vocab.mu.Unlock()
+	return t.ep.tokenID(tok)
+}
+
+// tokenID is TokenID of a non-empty token, under mu.
+func (e *vocabEpoch) tokenID(tok string) int32 {
 	h := HashString(tok)
-	sl := t.toks.find(tok, h)
+	sl := e.toks.find(tok, h)
 	if sl.n != 0 {
 		return sl.val
 	}
-	id := int32(t.toks.n + 1)
-	t.toks.insert(sl, tok, h, id)
+	id := e.ids.Load()
+	e.toks.insert(sl, tok, h, id)
+	e.ids.Store(id + 1)
+	e.nBytes.Add(int64(len(tok)))
 	return id
 }
 
@@ -238,10 +316,7 @@ func (t *RougeTokenizer) AppendLineIDs(dst []int32, ends []int, text string) ([]
 
 // appendIDs is AppendIDs, and AppendLineIDs when lines is set.
 func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines bool) ([]int32, []int) {
-	if t.words.slots == nil {
-		t.words.grow()
-		t.short.grow()
-	}
+	short, words := &t.ep.short, &t.ep.words
 	first, firstEnd := len(dst), len(ends)
 	piece := 0 // start of the current line
 	p := unsafe.Pointer(unsafe.StringData(text))
@@ -299,29 +374,17 @@ func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines b
 		}
 		n := j - i
 		var val int32
+		var ok bool
 		switch {
 		case n <= 8:
-			var ok bool
-			if val, ok = t.short.find(k0); !ok {
-				val = t.wordToken(text[i:j])
-				t.short.insert(k0, val)
-			}
+			val, ok = short.find(k0)
 		case n <= 16:
-			h := shortHash(k0, k1)
-			sl := t.words.findShort(k0, k1, h, n)
-			val = sl.val
-			if sl.n == 0 {
-				val = t.wordToken(text[i:j])
-				t.words.insert(sl, text[i:j], k0, k1, h, val) // may move the slots
-			}
+			val, ok = words.findShort(k0, k1, shortHash(k0, k1), n)
 		default:
-			h := HashString(text[i:j])
-			sl := t.words.findLong(text[i:j], h)
-			val = sl.val
-			if sl.n == 0 {
-				val = t.wordToken(text[i:j])
-				t.words.insert(sl, text[i:j], k0, k1, h, val)
-			}
+			val, ok = t.long[text[i:j]]
+		}
+		if !ok {
+			val = t.newWord(text[i:j], k0, k1)
 		}
 		if val >= 0 {
 			dst = append(dst, val)
@@ -351,72 +414,142 @@ func alnum8(w uint64) uint64 {
 // shortTable is the vocabulary's table for the words of at most 8 bytes, most words of text:
 // a word's key is its bytes, little-endian and zero-padded (words have no zero bytes, so the
 // key determines the word and is never 0, which marks a free slot), and a slot is 16 bytes,
-// so the table of a large corpus stays in the core's cache.
+// so the table of a large corpus stays in the core's cache. find may run concurrently with
+// the others; insert and grow run under the RougeVocab's mu.
 type shortTable struct {
+	tab atomic.Pointer[shortTab]
+	_   cacheLinePad // n, written by every insert, away from tab, read by every lookup
+	n   int
+	_   cacheLinePad
+}
+
+// cacheLinePad keeps the fields around it on different cache lines, so that a write of one
+// by a core does not take the line of the other from the cores reading it (false sharing).
+type cacheLinePad [64]byte
+
+// shortTab is the slot array of a shortTable; only the k of its slots changes once published
+// (once, from 0, atomically).
+type shortTab struct {
 	slots []sslot
 	shift uint8 // 64 - log2(len(slots))
-	n     int
 }
 
 type sslot struct {
-	k   uint64
+	k   uint64 // written last, atomically (see RougeVocab)
 	val int32
 }
 
-func (v *shortTable) clear() {
-	clear(v.slots)
-	v.n = 0
-}
-
-// find returns the value of key k, if stored.
+// find returns the value of key k, if stored. It takes no lock.
 func (v *shortTable) find(k uint64) (int32, bool) {
-	mask := uint64(len(v.slots) - 1)
-	for x := (k * 0x9e3779b97f4a7c15) >> v.shift; ; x = (x + 1) & mask {
-		sl := &v.slots[x]
-		if sl.k == k {
+	tab := v.tab.Load()
+	mask := uint64(len(tab.slots) - 1)
+	for x := (k * 0x9e3779b97f4a7c15) >> tab.shift; ; x = (x + 1) & mask {
+		sl := &tab.slots[x]
+		sk := atomic.LoadUint64(&sl.k)
+		if sk == k {
 			return sl.val, true
 		}
-		if sl.k == 0 {
+		if sk == 0 {
 			return 0, false
 		}
 	}
 }
 
-// insert stores k -> val; k must not be stored.
+// insert stores k -> val; k must not be stored. Under mu.
 func (v *shortTable) insert(k uint64, val int32) {
-	mask := uint64(len(v.slots) - 1)
-	x := (k * 0x9e3779b97f4a7c15) >> v.shift
-	for v.slots[x].k != 0 {
+	tab := v.tab.Load()
+	mask := uint64(len(tab.slots) - 1)
+	x := (k * 0x9e3779b97f4a7c15) >> tab.shift
+	for tab.slots[x].k != 0 {
 		x = (x + 1) & mask
 	}
-	v.slots[x] = sslot{k: k, val: val}
+	tab.slots[x].val = val
+	atomic.StoreUint64(&tab.slots[x].k, k) // publishes the slot
 	v.n++
-	if 4*v.n > 3*len(v.slots) {
+	if 4*v.n > 3*len(tab.slots) {
 		v.grow()
 	}
 }
 
-// grow doubles the table (or makes the first one).
+// grow publishes a copy of the table of twice the size (or the first table). Under mu (or
+// before the table is shared).
 func (v *shortTable) grow() {
-	old := v.slots
-	v.slots = make([]sslot, max(2*len(old), 1024))
-	v.shift = uint8(64 - bits.TrailingZeros(uint(len(v.slots))))
-	mask := uint64(len(v.slots) - 1)
+	var old []sslot
+	if tab := v.tab.Load(); tab != nil {
+		old = tab.slots
+	}
+	tab := &shortTab{slots: freshmem.Make[sslot](max(2*len(old), 1024))} // probed (read) before written
+	tab.shift = uint8(64 - bits.TrailingZeros(uint(len(tab.slots))))
+	mask := uint64(len(tab.slots) - 1)
 	for _, sl := range old {
 		if sl.k == 0 {
 			continue
 		}
-		x := (sl.k * 0x9e3779b97f4a7c15) >> v.shift
-		for v.slots[x].k != 0 {
+		x := (sl.k * 0x9e3779b97f4a7c15) >> tab.shift
+		for tab.slots[x].k != 0 {
 			x = (x + 1) & mask
 		}
-		v.slots[x] = sl
+		tab.slots[x] = sl
 	}
+	v.tab.Store(tab)
 }
 
-// wordToken lowercases and (when the tokenizer stems) stems a word of [A-Za-z0-9] and
-// returns the id of its token, or -1 when the stem is empty (Rouge drops it).
-func (t *RougeTokenizer) wordToken(w string) int32 {
+// newWord returns the id of the token of a word of [A-Za-z0-9] (key k0, k1 when it has at
+// most 16 bytes), or -1 when its stem is empty (Rouge drops it), adding the word to the
+// vocabulary when it is new: the lock-free lookup did not find it (or it has more than 16
+// bytes). The word is lowercased and stemmed before mu is taken, so the tokenizers stem in
+// parallel; another may have added the word meanwhile, and then its value is kept.
+func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
+	e := t.ep
+	if len(w) > 16 {
+		// Words this long are few (under 1% of WMT17's words): each tokenizer keeps its own
+		// map of them, and only their tokens' ids are shared.
+		tok := t.wordToken(w)
+		t.vocab.mu.Lock()
+		val := e.wordID(tok)
+		t.vocab.mu.Unlock()
+		if t.long == nil {
+			t.long = make(map[string]int32)
+		}
+		t.long[strings.Clone(w)] = val // w aliases the caller's text
+		e.nWords.Add(1)
+		e.nBytes.Add(int64(len(w)))
+		return val
+	}
+	tok := t.wordToken(w)
+	t.vocab.mu.Lock()
+	defer t.vocab.mu.Unlock()
+	if len(w) <= 8 {
+		if val, ok := e.short.find(k0); ok {
+			return val
+		}
+		val := e.wordID(tok)
+		e.short.insert(k0, val)
+		e.nWords.Add(1)
+		return val
+	}
+	h := shortHash(k0, k1)
+	sl := e.words.find(k0, k1, h, len(w))
+	if sl.n != 0 {
+		return sl.val
+	}
+	val := e.wordID(tok)
+	e.words.insert(sl, len(w), k0, k1, h, val) // may move the slots
+	e.nWords.Add(1)
+	return val
+}
+
+// wordID is the id of a word's token, -1 for the empty token (the word is dropped). Under mu.
+func (e *vocabEpoch) wordID(tok string) int32 {
+	if tok == "" {
+		return -1
+	}
+	return e.tokenID(tok)
+}
+
+// wordToken lowercases and (when the tokenizer stems) stems a word of [A-Za-z0-9]. The token
+// is valid until the next call (it is in the tokenizer's buffers).
+func (t *RougeTokenizer) wordToken(w string) string {
 	if cap(t.low) < len(w) {
 		t.low = make([]byte, 0, max(64, 2*len(w)))
 	}
@@ -437,10 +570,7 @@ func (t *RougeTokenizer) wordToken(w string) int32 {
 		tok = stemASCII(tok, &arena)
 		t.arena = arena
 	}
-	if tok == "" {
-		return -1
-	}
-	return t.TokenID(tok) // copies tok: low and arena are reused
+	return tok
 }
 
 // appendIDsSlow is appendIDs through Append's general path, for text with U+0130 or U+212A
@@ -466,13 +596,4 @@ func (t *RougeTokenizer) appendIDsSlow(dst []int32, ends []int, text string, lin
 		}
 	}
 	return dst, ends
-}
-
-// resetVocab clears the vocabulary when it has outgrown its bounds.
-func (t *RougeTokenizer) resetVocab() {
-	if t.words.n+t.short.n > vocabMaxWords || len(t.words.bytes)+len(t.toks.bytes) > vocabMaxBytes {
-		t.words.clear()
-		t.short.clear()
-		t.toks.clear()
-	}
 }
