@@ -3,13 +3,16 @@
 # date and the machine: `evalstream bench --compare` over the peers pinned in
 # peers-requirements.txt (installed once into .cache/perf-peers-venv, or $PERF_PEERS_VENV).
 #
-# Not part of .ci/run (minutes). Usage: .ci/perf/readme_table.sh [--quick] [bench --compare flags]
+# Not part of .ci/run (minutes). Usage:
+#   .ci/perf/readme_table.sh [--quick] [--only text|ter|classification] [bench --compare flags]
 # The text tasks read WMT17 newstest2017 en-de ($WMT17, default
 # /work/shared/data/wmt17/newstest2017-en-de.jsonl.gz, decompressed once into .cache/perf-work),
 # or generated summaries when it is absent; TER, which takes sacrebleu minutes over WMT17, reads
 # $TER_RECORDS (default 2000) generated summaries; classification reads a generated Parquet file
 # of $CLASS_RECORDS rows (default 10,000,000). --quick: 2,000 summaries for every text task,
-# 1,000,000 rows, 3 runs each. Other flags go to every `bench --compare` (e.g. --repeat 7).
+# 1,000,000 rows, 3 runs each. --only GROUP: the rows of one group of tasks (text: BLEU to CER;
+# ter; classification: the Parquet rows), to re-measure them after a change without the ten
+# minutes of the whole table. Other flags go to every `bench --compare` (e.g. --repeat 7).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 venv=${PERF_PEERS_VENV:-.cache/perf-peers-venv}
@@ -27,7 +30,16 @@ echo "== building evalstream (static, as the container image and the README buil
 CGO_ENABLED=0 go build -trimpath -o "$work/evalstream" ./cmd/evalstream
 
 quick=0
-if [ "${1:-}" = --quick ]; then quick=1; shift; fi
+only=
+while [ $# -gt 0 ]; do
+  case "$1" in
+  --quick) quick=1; shift ;;
+  --only)
+    case "${2:-}" in text|ter|classification) only=$2 ;; *) echo "--only: text, ter or classification" >&2; exit 2 ;; esac
+    shift 2 ;;
+  *) break ;;
+  esac
+done
 class_records=${CLASS_RECORDS:-10000000}
 ter_records=${TER_RECORDS:-2000}
 text=()
@@ -44,6 +56,11 @@ fi
 compare() { "$work/evalstream" bench --compare --python "$venv/bin/python" --format markdown "$@"; }
 
 # One table: the first run prints the date, the machine and the header; the others add rows.
-compare --tasks bleu,chrf,rouge,rouge-nostem,wer,cer "${text[@]}" "$@"
-compare --tasks ter --records "$ter_records" "$@" | tail -n +5
-compare --tasks classification --classification-records "$class_records" "$@" | tail -n +5
+header=1
+rows() {
+  if [ "$header" = 1 ]; then compare "$@"; else compare "$@" | tail -n +5; fi
+  header=0
+}
+if [ -z "$only" ] || [ "$only" = text ]; then rows --tasks bleu,chrf,rouge,rouge-nostem,wer,cer "${text[@]}" "$@"; fi
+if [ -z "$only" ] || [ "$only" = ter ]; then rows --tasks ter --records "$ter_records" "$@"; fi
+if [ -z "$only" ] || [ "$only" = classification ]; then rows --tasks classification --classification-records "$class_records" "$@"; fi

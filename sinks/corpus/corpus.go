@@ -29,7 +29,9 @@ import (
 	"github.com/evalstream/evalstream/sources/format"
 )
 
-// Chunk is how many rows Write puts in one Arrow record batch or Parquet row group.
+// Chunk is how many rows Write puts in one Arrow record batch, and how many records
+// WriteFunc generates at a time. Parquet row groups are larger: those pyarrow writes by
+// default, up to 1Mi rows (see maxRowGroupRows).
 const Chunk = 1000
 
 // column types Write infers.
@@ -65,7 +67,7 @@ func isList(t colType) bool { return t == ctStrList || t == ctStrLists || t == c
 // format reads back the same kinds. Values of any other type, conflicting types within a
 // field, non-finite floats and invalid UTF-8 are errors.
 func Write(path string, records []map[string]any) error {
-	return writeCorpus(path, records, Chunk)
+	return writeCorpus(path, records, Chunk, maxRowGroupRows)
 }
 
 // WriteFunc writes the n records gen(0), gen(1), ..., gen(n-1) to path like
@@ -112,10 +114,10 @@ func WriteFunc(path string, n int, gen func(i int) map[string]any) error {
 		}
 		return recs, nil
 	}
-	return writeCorpusChunks(path, names, types, n, Chunk, next)
+	return writeCorpusChunks(path, names, types, n, Chunk, maxRowGroupRows, next)
 }
 
-func writeCorpus(path string, records []map[string]any, chunk int) error {
+func writeCorpus(path string, records []map[string]any, chunk, rowGroupRows int) error {
 	names, types, err := inferSchema(records)
 	if err != nil {
 		return fmt.Errorf("sources: write corpus %s: %w", path, err)
@@ -123,12 +125,13 @@ func writeCorpus(path string, records []map[string]any, chunk int) error {
 	next := func(start int) ([]map[string]any, error) {
 		return records[start:min(start+chunk, len(records))], nil
 	}
-	return writeCorpusChunks(path, names, types, len(records), chunk, next)
+	return writeCorpusChunks(path, names, types, len(records), chunk, rowGroupRows, next)
 }
 
 // writeCorpusChunks writes n records with the given schema; next(start) returns the records
-// start, start+1, ... of one chunk (chunk records, fewer at the end).
-func writeCorpusChunks(path string, names []string, types map[string]colType, n, chunk int, next func(start int) ([]map[string]any, error)) (err error) {
+// start, start+1, ... of one chunk (chunk records, fewer at the end). A Parquet row group
+// holds at most rowGroupRows records.
+func writeCorpusChunks(path string, names []string, types map[string]colType, n, chunk, rowGroupRows int, next func(start int) ([]map[string]any, error)) (err error) {
 	kind := format.FromName(path)
 	if kind == "" {
 		return fmt.Errorf("sources: write corpus %s: %w: unknown extension", path, ErrFormat)
@@ -150,7 +153,7 @@ func writeCorpusChunks(path string, names []string, types map[string]colType, n,
 		err = writeJSONL(f, strings.HasSuffix(strings.ToLower(path), ".gz"), names, types, n, chunk, next)
 	case FormatParquet:
 		bw := bufio.NewWriterSize(f, 256<<10)
-		if err = writeParquetCorpus(bw, names, types, n, chunk, next); err == nil {
+		if err = writeParquetCorpus(bw, names, types, n, chunk, rowGroupRows, next); err == nil {
 			err = bw.Flush()
 		}
 	default:
@@ -541,7 +544,7 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-// --- Arrow (Parquet is in parquetwrite.go) ---------------------------------------------
+// --- Arrow (Parquet is in parquet.go) ---------------------------------------------
 
 func arrowType(t colType) arrow.DataType {
 	switch t {
@@ -658,11 +661,12 @@ const (
 	FormatParquet = format.Parquet
 )
 
-// WriteChunks is Write with chunk records per Arrow record batch and Parquet row group (tests
-// build files of many small row groups with it).
+// WriteChunks is Write with chunk records per Arrow record batch and per Parquet row group
+// (tests build files of many small row groups with it; Write's Parquet row groups are up to
+// 1Mi rows). The pages are encoded and compressed as Write's.
 func WriteChunks(path string, records []map[string]any, chunk int) error {
 	if chunk <= 0 {
 		chunk = Chunk
 	}
-	return writeCorpus(path, records, chunk)
+	return writeCorpus(path, records, chunk, chunk)
 }

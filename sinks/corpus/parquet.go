@@ -5,36 +5,73 @@ import (
 	"io"
 
 	"github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/compress"
 	"github.com/apache/arrow/go/v15/parquet/file"
 	"github.com/apache/arrow/go/v15/parquet/schema"
 )
 
-// writeParquetCorpus writes a corpus as Parquet, one row group per chunk, with the schema
-// pqarrow gave the Arrow schema of writeArrowCorpus (so pyarrow and pqarrow read the types
-// earlier corpora had): optional INT64 (INTEGER(64, signed)), DOUBLE, BOOLEAN and UTF-8
-// BYTE_ARRAY columns, and three-level lists of optional elements. Columns are written from
-// definition and repetition levels with parquet/file, without pqarrow (see parquetread.go).
-func writeParquetCorpus(w io.Writer, names []string, types map[string]colType, n, chunk int, next func(int) ([]map[string]any, error)) error {
-	props := parquet.NewWriterProperties()
+// Row groups and pages of the Parquet files Write and WriteFunc write: what pyarrow's
+// pq.write_table writes by default, so that benchmarks and tests read the files users have
+// rather than a layout no tool writes (footers of thousands of row groups, uncompressed
+// pages). pyarrow's row_group_size is at most 1Mi rows; every column but booleans is
+// dictionary-encoded until its dictionary page passes 1 MiB, then falls back to PLAIN
+// (arrow/go's defaults are the same: WithDictionaryDefault(true), a 1 MiB dictionary page
+// size limit, 1 MiB data pages, data page V1, format 2.6); pages are snappy-compressed.
+//
+// A row group is also closed once its column chunks hold maxRowGroupBytes of compressed
+// pages: arrow/go keeps a buffered row group's pages in memory until it is closed, and
+// corpora of long texts would otherwise hold a gigabyte per row group. 128 MiB is the row
+// group size parquet-mr (Spark, Hive) writes by default; the records of the bench mixes stay
+// far below it per 1Mi rows, except the text mixes.
+const (
+	maxRowGroupRows  = 1 << 20
+	maxRowGroupBytes = 128 << 20
+)
+
+// parquetProps are the writer properties of every corpus file (see maxRowGroupRows).
+func parquetProps() *parquet.WriterProperties {
+	return parquet.NewWriterProperties(
+		parquet.WithDictionaryDefault(true),
+		parquet.WithDictionaryPageSizeLimit(1<<20),
+		parquet.WithDataPageSize(1<<20),
+		parquet.WithDataPageVersion(parquet.DataPageV1),
+		parquet.WithVersion(parquet.V2_6),
+		parquet.WithCompression(compress.Codecs.Snappy),
+	)
+}
+
+// writeParquetCorpus writes a corpus as Parquet, with the schema pqarrow gave the Arrow
+// schema of writeArrowCorpus (so pyarrow and pqarrow read the types earlier corpora had):
+// optional INT64 (INTEGER(64, signed)), DOUBLE, BOOLEAN and UTF-8 BYTE_ARRAY columns, and
+// three-level lists of optional elements. Columns are written from definition and repetition
+// levels with parquet/file's column writers (which encode and compress the pages), without
+// pqarrow. Records come from next a chunk at a time; a row group ends after rowGroupRows
+// rows (or maxRowGroupBytes), whatever the chunks, and an empty corpus has one empty row
+// group, as pyarrow writes an empty table.
+func writeParquetCorpus(w io.Writer, names []string, types map[string]colType, n, chunk, rowGroupRows int, next func(int) ([]map[string]any, error)) error {
+	props := parquetProps()
 	nodes := make(schema.FieldList, len(names))
 	for i, name := range names {
 		nodes[i] = corpusNode(name, types[name])
 	}
 	root := schema.MustGroup(schema.NewGroupNode(props.RootName(), props.RootRepetition(), nodes, -1))
 	pw := file.NewParquetWriter(w, root, file.WithWriterProps(props))
-	var col levelBuf
-	for start := 0; start < n || start == 0; start += chunk {
-		records, err := next(start)
-		if err != nil {
-			return err
+	var (
+		col  levelBuf
+		rg   file.BufferedRowGroupWriter
+		rows int // in rg
+	)
+	// write appends records to the open row group, opening one when none is.
+	write := func(records []map[string]any) error {
+		if rg == nil {
+			rg = pw.AppendBufferedRowGroup()
 		}
-		rg := pw.AppendRowGroup()
-		for _, name := range names {
+		for i, name := range names {
 			col.reset()
 			for _, r := range records {
 				col.add(r[name], types[name], 1, 0, 0)
 			}
-			cw, err := rg.NextColumn()
+			cw, err := rg.Column(i)
 			if err != nil {
 				return err
 			}
@@ -42,11 +79,40 @@ func writeParquetCorpus(w io.Writer, names []string, types map[string]colType, n
 				return fmt.Errorf("column %q: %w", name, err)
 			}
 		}
-		if err := rg.Close(); err != nil {
+		rows += len(records)
+		return nil
+	}
+	closeRG := func() error {
+		err := rg.Close()
+		rg, rows = nil, 0
+		return err
+	}
+	for start := 0; start < n; start += chunk {
+		records, err := next(start)
+		if err != nil {
 			return err
 		}
-		if start+chunk >= n {
-			break
+		for len(records) > 0 {
+			take := min(len(records), rowGroupRows-rows)
+			if err := write(records[:take]); err != nil {
+				return err
+			}
+			records = records[take:]
+			if rows >= rowGroupRows || rg.TotalCompressedBytes() >= maxRowGroupBytes {
+				if err := closeRG(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if rg == nil && pw.NumRowGroups() == 0 {
+		if err := write(nil); err != nil {
+			return err
+		}
+	}
+	if rg != nil {
+		if err := closeRG(); err != nil {
+			return err
 		}
 	}
 	return pw.Close()
