@@ -1,6 +1,8 @@
 package sacrebleu
 
 import (
+	"math"
+	"math/big"
 	"math/rand"
 	"testing"
 
@@ -128,4 +130,40 @@ func TestSwapTableSums(t *testing.T) {
 	frac := mk(10, 2, 5)
 	frac.Data[3] += 0.5
 	require.False(t, tab.build(frac, mk(10, 2, 5)))
+}
+
+// exactMean must be statistics.mean's exact fraction rounded once: here the sum of exact
+// rationals (big.Rat), divided and rounded, on values of every magnitude and sign.
+func TestExactMean(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	ratMean := func(v []float64) float64 {
+		sum, x := new(big.Rat), new(big.Rat)
+		for _, f := range v {
+			sum.Add(sum, x.SetFloat64(f))
+		}
+		m, _ := sum.Quo(sum, x.SetInt64(int64(len(v)))).Float64()
+		return m
+	}
+	cases := [][]float64{
+		{0}, {math.Copysign(0, -1)}, {0, 0, 0}, {1}, {1, 2}, {0.1, 0.2, 0.3},
+		{1e308, 1e308, -1e308}, {5e-324, 5e-324, 1e-310}, {1e-300, 1e300, -1e300},
+		{math.Nextafter(1, 2), 1, 1}, {-3.5, 2.25, 17},
+	}
+	for range 300 {
+		v := make([]float64, 1+rng.Intn(1200))
+		for i := range v {
+			switch rng.Intn(3) {
+			case 0:
+				v[i] = 100 * rng.Float64()
+			case 1:
+				v[i] = float64(float32(30 + rng.Float64())) // float32 scores
+			default:
+				v[i] = math.Ldexp(rng.NormFloat64(), rng.Intn(200)-100)
+			}
+		}
+		cases = append(cases, v)
+	}
+	for i, v := range cases {
+		require.Equal(t, math.Float64bits(ratMean(v)), math.Float64bits(exactMean(v)), "case %d", i)
+	}
 }

@@ -168,19 +168,21 @@ func newPlan(seed uint64, n, resamples int) (*plan, error) {
 	return drawPlan(npyrand.New(seed), n, resamples)
 }
 
-// drawPlan draws the resamples from g, which it does not change.
+// drawPlan draws the resamples from g, which it does not change. It draws them a resample
+// at a time: numpy's choice keeps nothing between draws but the generator's spare 32 bits,
+// which g keeps too, so the draws are those of one call.
 func drawPlan(g *npyrand.Generator, n, resamples int) (*plan, error) {
 	draws := *g
-	idx, err := indices(&draws, n, resamples)
-	if err != nil {
-		return nil, err
-	}
 	p := &plan{gen: *g, n: n, resamples: resamples, blocks: (n + 3) / 4, extraAt: make([]int32, 1, resamples+1)}
 	p.digits = make([]uint8, p.blocks*resamples)
 	counts := make([]int32, 4*p.blocks)
+	idx := make([]int64, n)
 	for b := range resamples {
+		if err := draws.Choice(int64(n), idx); err != nil {
+			return nil, fmt.Errorf("sacrebleu: %w", err)
+		}
 		clear(counts)
-		for _, r := range idx[b*n : (b+1)*n] {
+		for _, r := range idx {
 			counts[r]++
 		}
 		for blk := range p.blocks {
@@ -863,14 +865,41 @@ func cliEstimate(s scores) (mean, halfWidth float64, err error) {
 		}
 	}
 	sorted, lo, hi := bounds(s.v)
-	sum := new(big.Rat)
-	var x big.Rat
-	for _, v := range s.v {
-		sum.Add(sum, x.SetFloat64(v))
+	return round(exactMean(s.v), f32), round(0.5*round(sorted[hi]-sorted[lo], f32), f32), nil
+}
+
+// exactMean is the mean of finite v computed exactly and rounded once to the nearest float64
+// (statistics.mean's exact fractions): each value is a 53-bit integer times a power of two,
+// so the sum is an integer times 2^emin, added up in a big.Int; one rational division
+// rounds it.
+func exactMean(v []float64) float64 {
+	emin := math.MaxInt
+	for _, x := range v {
+		if x != 0 {
+			_, e := math.Frexp(x)
+			emin = min(emin, e-53)
+		}
 	}
-	sum.Quo(sum, x.SetInt64(int64(len(s.v))))
-	mean, _ = sum.Float64()
-	return round(mean, f32), round(0.5*round(sorted[hi]-sorted[lo], f32), f32), nil
+	if emin == math.MaxInt {
+		return 0 // all zero (statistics.mean gives 0.0 for zeros, whatever their signs)
+	}
+	var sum, t big.Int
+	for _, x := range v {
+		if x == 0 {
+			continue
+		}
+		fr, e := math.Frexp(x)
+		t.SetInt64(int64(fr * (1 << 53))) // exact: |fr| in [0.5, 1)
+		sum.Add(&sum, t.Lsh(&t, uint(e-53-emin)))
+	}
+	den := big.NewInt(int64(len(v)))
+	if emin < 0 {
+		den.Lsh(den, uint(-emin))
+	} else {
+		sum.Lsh(&sum, uint(emin))
+	}
+	mean, _ := new(big.Rat).SetFrac(&sum, den).Float64()
+	return mean
 }
 
 // npMean is ndarray.mean for a 1-d float64 or float32 array: numpy's pairwise sum (one

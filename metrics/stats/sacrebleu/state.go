@@ -22,41 +22,46 @@ type Metric struct {
 	Config stats.Config
 	scorer core.SegmentScorer
 	sig    string
-	plans  *planCache
 }
 
-// planCache keeps the last resamples the metric's set-up drew, for n segments, and the last
-// paired-ar swaps: every system of a compare, and every state's interval, draws the same ones
-// (a few bits per resample or trial and segment: see plan and swaps).
+// planCache keeps the last resamples drawn and the last paired-ar swaps. The draws depend
+// on nothing but the seed, the number of segments and of resamples or trials, so every
+// metric shares one cache (plans): the metrics of a compare (bleu and chrf), and every
+// system's state, draw the same ones, once (a few bits per resample or trial and segment:
+// see plan and swaps). The cached values are immutable.
 type planCache struct {
-	mu    sync.Mutex
-	last  *plan
-	swaps *swaps
+	mu        sync.Mutex
+	last      *plan
+	lastSeed  uint64
+	swaps     *swaps
+	swapsSeed uint64
 }
+
+var plans planCache
 
 // swaps returns the paired-ar swaps of the metric's seed for n segments and trials trials.
 func (m *Metric) swaps(n, trials int) *swaps {
-	m.plans.mu.Lock()
-	defer m.plans.mu.Unlock()
-	if sw := m.plans.swaps; sw != nil && sw.n == n && sw.trials == trials {
+	plans.mu.Lock()
+	defer plans.mu.Unlock()
+	if sw := plans.swaps; sw != nil && plans.swapsSeed == m.Config.Seed && sw.n == n && sw.trials == trials {
 		return sw
 	}
-	m.plans.swaps = drawSwaps(m.Config.Seed, n, trials)
-	return m.plans.swaps
+	plans.swaps, plans.swapsSeed = drawSwaps(m.Config.Seed, n, trials), m.Config.Seed
+	return plans.swaps
 }
 
 // plan returns the resamples of the metric's set-up for n segments.
 func (m *Metric) plan(n int) (*plan, error) {
-	m.plans.mu.Lock()
-	defer m.plans.mu.Unlock()
-	if p := m.plans.last; p != nil && p.n == n {
+	plans.mu.Lock()
+	defer plans.mu.Unlock()
+	if p := plans.last; p != nil && plans.lastSeed == m.Config.Seed && p.n == n && p.resamples == m.Config.Resamples {
 		return p, nil
 	}
 	p, err := newPlan(m.Config.Seed, n, m.Config.Resamples)
 	if err != nil {
 		return nil, err
 	}
-	m.plans.last = p
+	plans.last, plans.lastSeed = p, m.Config.Seed
 	return p, nil
 }
 
@@ -85,7 +90,7 @@ func New(m core.Metric, c stats.Config) (*Metric, error) {
 	if c.Key != "" {
 		sig += ",key=" + c.Key
 	}
-	return &Metric{Metric: m, Config: c, scorer: sc, sig: core.SigExtend(m.Signature(), sig), plans: &planCache{}}, nil
+	return &Metric{Metric: m, Config: c, scorer: sc, sig: core.SigExtend(m.Signature(), sig)}, nil
 }
 
 // Signature implements core.Metric: the wrapped signature plus the resampling set-up.
@@ -103,7 +108,7 @@ func (m *Metric) NewState() core.State { return &State{m: m, Main: m.Metric.NewS
 
 // Memory is what a state holds per segment, for `evalstream list`.
 func (m *Metric) Memory() string {
-	return fmt.Sprintf("%d bytes per segment (its %d statistics as float64, Seq and unit); the metric keeps the last resamples drawn (about 0.4 bytes per segment and resample) and paired-ar swaps (2 bits per segment and trial)", 16+8*m.scorer.StatsLen(), m.scorer.StatsLen())
+	return fmt.Sprintf("%d bytes per segment (its %d statistics as float64, Seq and unit); the process keeps the last resamples drawn, shared by every metric (about 0.4 bytes per segment and resample) and paired-ar swaps (2 bits per segment and trial)", 16+8*m.scorer.StatsLen(), m.scorer.StatsLen())
 }
 
 // segment identifies one stored segment: its record's Seq (input order) and resampling unit
