@@ -63,7 +63,7 @@ func TestBootstrapScoresEqualsRowSums(t *testing.T) {
 			require.NoError(t, err)
 			p, err := newPlan(12345, n, B)
 			require.NoError(t, err)
-			got, err := bootstrapScores(sumScorer{}, c.st, p)
+			got, err := bootstrapScores(sumScorer{}, c.st, p, nil)
 			require.NoError(t, err)
 			require.Equal(t, bootstrap(sumScorer{}, c.st, idx, B), got)
 		})
@@ -165,5 +165,52 @@ func TestExactMean(t *testing.T) {
 	}
 	for i, v := range cases {
 		require.Equal(t, math.Float64bits(ratMean(v)), math.Float64bits(exactMean(v)), "case %d", i)
+	}
+}
+
+// Columns that statistics share with the ones bootstrapped before (with the same plan) are
+// taken from keptColumns; the scores must be the row sums' all the same, for statistics
+// sharing no column, some, all of them, and for another plan.
+func TestBootstrapScoresKeptColumns(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	const n, d, B = 150, 7, 60
+	mk := func(from Stats, keep ...int) Stats {
+		s := Stats{Dim: d, Data: make([]float64, n*d)}
+		for i := range s.Data {
+			s.Data[i] = float64(rng.Intn(40))
+		}
+		for _, j := range keep {
+			for i := j; i < len(s.Data); i += d {
+				s.Data[i] = from.Data[i]
+			}
+		}
+		return s
+	}
+	p, err := newPlan(12345, n, B)
+	require.NoError(t, err)
+	p2, err := newPlan(777, n, B)
+	require.NoError(t, err)
+	idx, err := choice(12345, n, B)
+	require.NoError(t, err)
+	idx2, err := choice(777, n, B)
+	require.NoError(t, err)
+	var kept keptColumns
+	first := mk(Stats{})
+	seq := []struct {
+		name string
+		st   Stats
+		p    *plan
+		idx  []int64
+	}{
+		{"first", first, p, idx},
+		{"sharing columns 1, 4 and 6", mk(first, 1, 4, 6), p, idx},
+		{"sharing every column", first, p, idx},
+		{"sharing none", mk(first), p, idx},
+		{"another plan", first, p2, idx2},
+	}
+	for _, c := range seq {
+		got, err := bootstrapScores(sumScorer{}, c.st, c.p, &kept)
+		require.NoError(t, err)
+		require.Equal(t, bootstrap(sumScorer{}, c.st, c.idx, B), got, c.name)
 	}
 }

@@ -22,6 +22,9 @@ type Metric struct {
 	Config stats.Config
 	scorer core.SegmentScorer
 	sig    string
+	// kept is the column sums of the last state's resamples, which the next state reuses
+	// for the statistics they share (see keptColumns).
+	kept *keptColumns
 }
 
 // planCache keeps the last resamples drawn and the last paired-ar swaps. The draws depend
@@ -90,7 +93,7 @@ func New(m core.Metric, c stats.Config) (*Metric, error) {
 	if c.Key != "" {
 		sig += ",key=" + c.Key
 	}
-	return &Metric{Metric: m, Config: c, scorer: sc, sig: core.SigExtend(m.Signature(), sig)}, nil
+	return &Metric{Metric: m, Config: c, scorer: sc, sig: core.SigExtend(m.Signature(), sig), kept: &keptColumns{}}, nil
 }
 
 // Signature implements core.Metric: the wrapped signature plus the resampling set-up.
@@ -108,7 +111,7 @@ func (m *Metric) NewState() core.State { return &State{m: m, Main: m.Metric.NewS
 
 // Memory is what a state holds per segment, for `evalstream list`.
 func (m *Metric) Memory() string {
-	return fmt.Sprintf("%d bytes per segment (its %d statistics as float64, Seq and unit); the process keeps the last resamples drawn, shared by every metric (about 0.4 bytes per segment and resample) and paired-ar swaps (2 bits per segment and trial)", 16+8*m.scorer.StatsLen(), m.scorer.StatsLen())
+	return fmt.Sprintf("%d bytes per segment (its %d statistics as float64, Seq and unit); the process keeps the last resamples drawn, shared by every metric (about 0.4 bytes per segment and resample) and paired-ar swaps (2 bits per segment and trial), and the metric the last interval's statistics and their sums in every resample (8 bytes per statistic and segment or resample)", 16+8*m.scorer.StatsLen(), m.scorer.StatsLen())
 }
 
 // segment identifies one stored segment: its record's Seq (input order) and resampling unit
@@ -152,7 +155,7 @@ func (s *State) derive() *derived {
 		d.score = exactScore(s.m.scorer, d.st)
 		p, err := s.m.plan(len(d.units))
 		if err == nil {
-			d.boot, err = bootstrapScores(s.m.scorer, d.st, p)
+			d.boot, err = bootstrapScores(s.m.scorer, d.st, p, s.m.kept)
 		}
 		d.err = err
 	}
