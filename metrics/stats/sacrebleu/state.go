@@ -124,7 +124,11 @@ type State struct {
 	m    *Metric
 	Main core.State
 	segs []segment
-	data []float64 // StatsLen values per segment
+	// chunks hold StatsLen values per segment, segment after segment in the order of segs,
+	// in chunks of whole segments: a chunk never moves to grow, and Merge takes the other
+	// state's chunks without copying them, capped so that neither state appends into memory
+	// the other reads.
+	chunks [][]float64
 	// failed counts records whose statistics could not be computed (a TER alignment
 	// failure); a state with any has no interval, since its segments no longer pair up.
 	failed int64
@@ -171,26 +175,74 @@ func (s *State) Add(ex *core.Example, weight int64) {
 	}
 	s.memo.Store(nil)
 	d := s.m.scorer.StatsLen()
-	n := len(s.data)
+	c := s.room(d)
+	n := len(c)
 	var err error
 	if sa, ok := s.Main.(core.SegmentAdder); ok {
 		// One pass over the segment's n-grams for the main state and the statistics.
-		s.data, err = sa.AddSegment(ex, weight, s.data)
+		c, err = sa.AddSegment(ex, weight, c)
 	} else {
 		s.Main.Add(ex, weight)
-		s.data, err = s.m.scorer.SegmentStats(ex, s.data)
+		c, err = s.m.scorer.SegmentStats(ex, c)
 	}
-	if err != nil || len(s.data) != n+d {
-		s.data = s.data[:n]
+	if err != nil || len(c) != n+d {
+		s.chunks[len(s.chunks)-1] = c[:n]
 		s.failed += weight
 		return
 	}
+	s.chunks[len(s.chunks)-1] = c
 	seg := segment{seq: ex.Seq, unit: ex.Unit}
 	s.segs = append(s.segs, seg)
+	row := c[n : n+d]
 	for w := int64(1); w < weight; w++ {
 		s.segs = append(s.segs, seg)
-		s.data = append(s.data, s.data[n:n+d]...)
+		c := s.room(d)
+		s.chunks[len(s.chunks)-1] = append(c, row...)
 	}
+}
+
+// Chunk sizes, in segments: they double from the first to the largest, so that a state of
+// a few segments (a small slice) stays small and a large one allocates few chunks.
+const (
+	firstChunk = 16
+	maxChunk   = 4096
+)
+
+// room returns the last chunk after making sure it has room for one more segment of d
+// values (a new chunk when not).
+func (s *State) room(d int) []float64 {
+	if k := len(s.chunks); k > 0 {
+		if c := s.chunks[k-1]; cap(c)-len(c) >= d {
+			return c
+		}
+	}
+	segs := firstChunk
+	if k := len(s.chunks); k > 0 {
+		segs = min(maxChunk, 2*cap(s.chunks[k-1])/d)
+	}
+	s.chunks = append(s.chunks, make([]float64, 0, max(segs, firstChunk)*d))
+	return s.chunks[len(s.chunks)-1]
+}
+
+// rows returns each segment's statistics in the order of segs (views into the chunks).
+func (s *State) rows() [][]float64 {
+	d := s.m.scorer.StatsLen()
+	out := make([][]float64, 0, len(s.segs))
+	for _, c := range s.chunks {
+		for i := 0; i+d <= len(c); i += d {
+			out = append(out, c[i:i+d:i+d])
+		}
+	}
+	return out
+}
+
+// values is the number of statistics held (StatsLen per segment).
+func (s *State) values() int {
+	n := 0
+	for _, c := range s.chunks {
+		n += len(c)
+	}
+	return n
 }
 
 // Merge implements core.State.
@@ -200,7 +252,7 @@ func (s *State) Merge(other core.State) error {
 		return core.Incompatible(s, other)
 	}
 	if o == s { // merging a state into itself: read from a copy
-		c := &State{m: o.m, segs: slices.Clone(o.segs), data: slices.Clone(o.data), failed: o.failed}
+		c := &State{m: o.m, segs: slices.Clone(o.segs), chunks: slices.Clone(o.chunks), failed: o.failed}
 		var err error
 		if c.Main, err = core.CopyState(o.m.Metric, o.Main); err != nil {
 			return err
@@ -212,7 +264,11 @@ func (s *State) Merge(other core.State) error {
 		return err
 	}
 	s.segs = append(s.segs, o.segs...)
-	s.data = append(s.data, o.data...)
+	for _, c := range o.chunks {
+		if len(c) > 0 {
+			s.chunks = append(s.chunks, c[:len(c):len(c)])
+		}
+	}
 	s.failed += o.failed
 	return nil
 }
@@ -222,6 +278,7 @@ func (s *State) Merge(other core.State) error {
 // resampling unit. The returned memory is new; the state is not changed.
 func (s *State) Segments() (Stats, []uint64) {
 	d := s.m.scorer.StatsLen()
+	rows := s.rows()
 	idx := make([]int, len(s.segs))
 	for i := range idx {
 		idx[i] = i
@@ -233,12 +290,12 @@ func (s *State) Segments() (Stats, []uint64) {
 		if c := cmp.Compare(s.segs[a].unit, s.segs[b].unit); c != 0 {
 			return c
 		}
-		return slices.Compare(s.data[a*d:a*d+d], s.data[b*d:b*d+d])
+		return slices.Compare(rows[a], rows[b])
 	})
-	st := Stats{Dim: d, Data: make([]float64, 0, len(s.data))}
+	st := Stats{Dim: d, Data: make([]float64, 0, len(s.segs)*d)}
 	units := make([]uint64, len(idx))
 	for k, i := range idx {
-		st.Data = append(st.Data, s.data[i*d:i*d+d]...)
+		st.Data = append(st.Data, rows[i]...)
 		units[k] = s.segs[i].unit
 	}
 	return st, units
@@ -292,7 +349,13 @@ func (s *State) MarshalBinary() ([]byte, error) {
 		e.Uvarint(g.seq)
 		e.Uvarint(g.unit)
 	}
-	e.Float64s(s.data)
+	// As e.Float64s of the chunks one after another.
+	e.Uvarint(uint64(s.values()))
+	for _, c := range s.chunks {
+		for _, x := range c {
+			e.Float64(x)
+		}
+	}
 	return e.B, nil
 }
 
@@ -314,14 +377,17 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	for i := range s.segs {
 		s.segs[i] = segment{seq: d.Uvarint(), unit: d.Uvarint()}
 	}
-	s.data = d.Float64s()
+	data := d.Float64s()
 	if err := d.Finish(); err != nil {
 		return nil, err
 	}
-	if s.failed < 0 || len(s.data) != n*m.scorer.StatsLen() {
-		return nil, fmt.Errorf("%w: sacrebleu ci state holds %d statistics for %d segments of %d", core.ErrCorruptState, len(s.data), n, m.scorer.StatsLen())
+	if s.failed < 0 || len(data) != n*m.scorer.StatsLen() {
+		return nil, fmt.Errorf("%w: sacrebleu ci state holds %d statistics for %d segments of %d", core.ErrCorruptState, len(data), n, m.scorer.StatsLen())
 	}
-	for _, x := range s.data {
+	if len(data) > 0 {
+		s.chunks = [][]float64{data[:len(data):len(data)]}
+	}
+	for _, x := range data {
 		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
 			return nil, fmt.Errorf("%w: sacrebleu ci state holds a statistic %v", core.ErrCorruptState, x)
 		}
