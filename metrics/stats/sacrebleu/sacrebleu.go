@@ -204,7 +204,8 @@ func drawPlan(g *npyrand.Generator, n, resamples int) (*plan, error) {
 
 // bootstrapScores is bootstrap over the plan's resamples, by integer sums when st is
 // countable. kept, when not nil, holds the column sums of the statistics bootstrapped before
-// with a plan: the columns st shares with them are not summed again, and st's replace them.
+// with a plan: the columns st shares with them are not summed again, and st's replace them
+// (then st must not change afterwards).
 func bootstrapScores(sc Scorer, st Stats, p *plan, kept *keptColumns) (scores, error) {
 	if !countable(st) {
 		g := p.gen
@@ -269,7 +270,7 @@ func bootstrapScores(sc Scorer, st Stats, p *plan, kept *keptColumns) (scores, e
 type keptColumns struct {
 	mu   sync.Mutex
 	p    *plan
-	data []float64 // the statistics, a copy
+	data []float64 // the statistics (not a copy: see keep)
 	d    int
 	cols [][]uint64 // immutable once kept
 }
@@ -293,15 +294,16 @@ func (k *keptColumns) column(p *plan, st Stats, j int) []uint64 {
 	return k.cols[j]
 }
 
-// keep makes st (copied) and its column sums cols (kept, not copied) the kept ones.
+// keep makes st and its column sums cols the kept ones. Neither is copied: the caller must
+// not change them afterwards (a state's derived statistics are immutable), and so the
+// statistics kept cost no memory while their state holds them anyway.
 func (k *keptColumns) keep(p *plan, st Stats, cols [][]uint64) {
 	if k == nil {
 		return
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	k.p, k.d, k.cols = p, st.Dim, cols
-	k.data = append(k.data[:0], st.Data...)
+	k.p, k.d, k.cols, k.data = p, st.Dim, cols, st.Data
 }
 
 // bootstrapSums returns every resample's sums Σ_i c_i·s_i of the countable statistics st,

@@ -111,7 +111,7 @@ func (m *Metric) NewState() core.State { return &State{m: m, Main: m.Metric.NewS
 
 // Memory is what a state holds per segment, for `evalstream list`.
 func (m *Metric) Memory() string {
-	return fmt.Sprintf("%d bytes per segment (its %d statistics as float64, Seq and unit); the process keeps the last resamples drawn, shared by every metric (about 0.4 bytes per segment and resample) and paired-ar swaps (2 bits per segment and trial), and the metric the last interval's statistics and their sums in every resample (8 bytes per statistic and segment or resample)", 16+8*m.scorer.StatsLen(), m.scorer.StatsLen())
+	return fmt.Sprintf("%d bytes per segment (its %d statistics as float64, Seq and unit); the process keeps the last resamples drawn, shared by every metric (about 0.4 bytes per segment and resample) and paired-ar swaps (2 bits per segment and trial), and the metric a reference to the last interval's statistics and their sums in every resample (8 bytes per statistic and resample)", 16+8*m.scorer.StatsLen(), m.scorer.StatsLen())
 }
 
 // segment identifies one stored segment: its record's Seq (input order) and resampling unit
