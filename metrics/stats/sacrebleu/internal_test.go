@@ -214,3 +214,32 @@ func TestBootstrapScoresKeptColumns(t *testing.T) {
 		require.Equal(t, bootstrap(sumScorer{}, c.st, c.idx, B), got, c.name)
 	}
 }
+
+// addRows2 (assembly on amd64) must add what addRows2Go adds, for every row width, with
+// digits reaching the last table row and words using all 64 bits.
+func TestAddRows2(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	for dw := 1; dw <= 9; dw++ {
+		for _, n := range []int{0, 1, 7, 300} {
+			t1, t2 := make([]uint64, 256*dw), make([]uint64, 256*dw)
+			for i := range t1 {
+				t1[i], t2[i] = rng.Uint64(), rng.Uint64()
+			}
+			d1, d2 := make([]uint8, n), make([]uint8, n)
+			for i := range d1 {
+				d1[i], d2[i] = uint8(rng.Intn(256)), uint8(rng.Intn(256))
+			}
+			if n > 0 {
+				d1[0], d2[n-1] = 255, 255
+			}
+			want, got := make([]uint64, n*dw), make([]uint64, n*dw)
+			for i := range want {
+				want[i] = rng.Uint64()
+				got[i] = want[i]
+			}
+			addRows2Go(want, t1, t2, d1, d2, dw)
+			addRows2(got, t1, t2, d1, d2, dw)
+			require.Equal(t, want, got, "dw %d, %d resamples", dw, n)
+		}
+	}
+}

@@ -426,10 +426,10 @@ func addRows(acc, tab []uint64, digits []uint8, dw int) {
 	}
 }
 
-// addRows2 is addRows of two tables and their digits at once: row d1[b] of t1 plus row
+// addRows2Go is addRows of two tables and their digits at once: row d1[b] of t1 plus row
 // d2[b] of t2 to row b of acc. The pair adds a partial sum of resample b, so it stays
-// within a lane's bound.
-func addRows2(acc, t1, t2 []uint64, d1, d2 []uint8, dw int) {
+// within a lane's bound. addRows2 is this, or the same in assembly.
+func addRows2Go(acc, t1, t2 []uint64, d1, d2 []uint8, dw int) {
 	d2 = d2[:len(d1)]
 	switch dw {
 	case 3:
