@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -352,5 +354,45 @@ func TestComparePerClass(t *testing.T) {
 	for k := 0; k < 3; k++ {
 		require.Regexp(t, fmt.Sprintf(`f1\[%d\]\s+base\s+0\.\d+ \[0\.\d+, 0\.\d+\]\s+\(baseline\)`, k), table.stdout)
 		require.Regexp(t, fmt.Sprintf(`f1\[%d\]\s+good\s+0\.\d+ \[0\.\d+, 0\.\d+\]\s+\+0\.\d+ \[\+0\.\d+, \+0\.\d+\]\s+p = 0\.\d{4} \*`, k), table.stdout)
+	}
+}
+
+// compare -c feeds a text source segment-major (every system's line i, then line i+1) so
+// that the metrics reuse a segment's reference work; the output must be the one the
+// system-major feed gives, byte for byte, whatever the workers and batch size.
+func TestCompareTextFeedOrder(t *testing.T) {
+	dir := t.TempDir()
+	text, err := filepath.Abs("../../testdata/text")
+	require.NoError(t, err)
+	hyps := filepath.Join(text, "LIUM-NMT.de.txt") + ", " + filepath.Join(text, "online-B.de.txt")
+	ref := filepath.Join(text, "newstest2017.ref.de")
+	for _, tc := range []struct{ name, ci, test string }{
+		{"sacrebleu bs", "{method: sacrebleu, resamples: 200, seed: 5}", "bs"},
+		{"sacrebleu ar", "{method: sacrebleu, resamples: 200, seed: 5}", "ar"},
+		{"poisson bs", "{resamples: 200, seed: 5}", "bs"},
+		{"poisson ar", "{resamples: 200, seed: 5}", "ar"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := filepath.Join(dir, "c.yaml")
+			require.NoError(t, os.WriteFile(cfg, []byte(fmt.Sprintf(
+				"source: {type: text, hypotheses: [%s], references: [%s]}\nmetrics: [{type: bleu}, {type: chrf}, {type: chrf, name: chrf_lc, lowercase: true, word_order: 2}]\nci: %s\n",
+				hyps, ref, tc.ci)), 0o644))
+			var want string
+			for _, segmentMajor := range []bool{false, true} {
+				for _, set := range []string{"pipeline.workers=1", "pipeline.workers=2", "pipeline.batch_size=3"} {
+					compareSegmentMajor = segmentMajor
+					var out, errb bytes.Buffer
+					err := cmdCompare(context.Background(), []string{"-c", cfg, "--baseline", "LIUM-NMT.de", "--test", tc.test, "--trials", "300", "--format", "json", "--no-progress", "--set", set}, &out, &errb)
+					compareSegmentMajor = true
+					require.NoError(t, err, errb.String())
+					if want == "" {
+						want = out.String()
+						require.Contains(t, want, `"p_value"`)
+						continue
+					}
+					require.Equal(t, want, out.String(), "segment-major %v, %s", segmentMajor, set)
+				}
+			}
+		})
 	}
 }

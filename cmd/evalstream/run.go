@@ -107,6 +107,9 @@ type job struct {
 	inputFiles []string
 	// noProgress turns the progress display on stderr off (--no-progress).
 	noProgress bool
+	// segmentMajor has a text source give every system's line i before line i+1 (compare:
+	// the metrics then reuse a segment's reference work across its systems).
+	segmentMajor bool
 
 	// gate is the config's gate, prepared before the run; verdict its outcome (gate.go).
 	gate    *gate.Gate
@@ -248,7 +251,7 @@ func (j *job) openSource(ctx context.Context) (pipeline.Source, error) {
 	c := j.cfg
 	switch c.Source.Type {
 	case "text":
-		return text.Open(ctx, text.Config{Hypotheses: c.Source.Hypotheses, References: c.Source.References}, j.plan.Fields, c.Pipeline.BatchSize)
+		return text.Open(ctx, text.Config{Hypotheses: c.Source.Hypotheses, References: c.Source.References, SegmentMajor: j.segmentMajor}, j.plan.Fields, c.Pipeline.BatchSize)
 	case "file":
 		src, err := sources.OpenFiles(sources.FileConfig{Path: c.Source.Path, Format: c.Source.Format}, j.plan.Fields, c.Pipeline.BatchSize, c.Source.MaxRecordBytes)
 		if err != nil {

@@ -91,6 +91,7 @@ const wordBit = 1 << 31
 type chrfWork struct {
 	c      counter
 	cp     charPacked
+	refs   []string // the record's prepared references
 	chars  []uint32
 	words  []string
 	wids   []uint32
@@ -207,7 +208,14 @@ func (m *CHRF) record(w *chrfWork, ex *core.Example) int {
 	nc, nw := m.charOrder, m.wordOrder
 	order := nc + nw
 	hyp := m.prepare(ex.Values[0], -1)
-	nHypChars, packed := w.cp.startHyp(hyp, nc, m.whitespace)
+	rv := ex.Values[1]
+	nr := textinput.Count(rv)
+	w.refs = w.refs[:0]
+	for j := 0; j < nr; j++ {
+		w.refs = append(w.refs, m.prepare(rv, j))
+	}
+	packed := w.cp.useRefs(w.refs, nc, m.whitespace)
+	nHypChars := -1 // packed: counted by the first reference's match
 	if !packed {
 		w.chars = m.charIDs(w.chars[:0], hyp)
 		nHypChars = len(w.chars)
@@ -229,28 +237,28 @@ func (m *CHRF) record(w *chrfWork, ex *core.Example) int {
 	}
 	w.c.countHyp(w.wids, nw)
 	w.hypTot = zeros(w.hypTot, order)
-	for n := 1; n <= nc; n++ {
-		w.hypTot[n-1] = total(nHypChars, n)
-	}
 	for n := 1; n <= nw; n++ {
 		w.hypTot[nc+n-1] = total(len(w.wids), n)
 	}
 
-	rv := ex.Values[1]
-	nr := textinput.Count(rv)
 	w.best = zeros(w.best, 3*order)
 	bestF := -1.0
-	for j := 0; j < nr; j++ {
-		ref := m.prepare(rv, j)
+	for j, ref := range w.refs {
 		w.match = zeros(w.match, order)
 		w.c.newRef()
 		var nRefChars int
 		if packed {
-			nRefChars = w.cp.refMatch(ref, nc, m.whitespace, w.match[:nc])
+			nHypChars = w.cp.match(j, hyp, w.match[:nc])
+			nRefChars = w.cp.refChars(j)
 		} else {
 			w.chars = m.charIDs(w.chars[:0], ref)
 			w.c.refMatch(w.chars, nc, w.match[:nc])
 			nRefChars = len(w.chars)
+		}
+		if j == 0 {
+			for n := 1; n <= nc; n++ {
+				w.hypTot[n-1] = total(nHypChars, n)
+			}
 		}
 		nRefWords := 0
 		if nw > 0 {
@@ -288,6 +296,7 @@ func (m *CHRF) record(w *chrfWork, ex *core.Example) int {
 	}
 	w.c.toks.release()
 	clear(w.words)
+	clear(w.refs)
 	return nr
 }
 

@@ -7,27 +7,94 @@ import (
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
-// charPacked is the fast path of chrF's character n-grams (orders <= 6): the characters of
-// the hypothesis get ids 1..k (k <= 1023) in order of appearance, and a character n-gram is
-// the exact 64-bit key id1 | id2<<10 | ... | id6<<50. Reference characters are looked up
-// (0 when the hypothesis lacks them), and the matches of a reference are
-// Σ_g min(hyp(g), ref(g)) per order, as counter.refMatch computes them.
+// charPacked is the fast path of chrF's character n-grams (orders <= 6). It counts the
+// n-grams of each reference in tables (charRef) and then looks up the hypothesis in them:
+// the matches of a reference are Σ_g min(hyp(g), ref(g)) per order, as counter.refMatch
+// computes them, whichever side is counted first. Counting the references first lets
+// consecutive records with the same references (one segment's systems, as `compare` feeds
+// them) reuse the tables: they are kept for the last record's references and rebuilt only
+// when those differ. The tables depend on nothing but the reference, maxN and whitespace,
+// so a record's statistics do not depend on what came before it.
 type charPacked struct {
+	refs []charRef
+	keys [][]byte // copies of the references the tables were built from
+	nref int      // references of the last record; refs[:nref] are its tables
+	maxN int      // the options of the tables
+	ws   bool
+	ok   bool // every reference of the last record fits packed keys
+	ids  []uint64
+}
+
+// charRef is the packed tables of one reference: the characters get ids 1..k (k <= 1023)
+// in order of appearance, and a character n-gram is the exact 64-bit key id1 | id2<<10 |
+// ... | id6<<50. Hypothesis characters are looked up (0 when the reference lacks them).
+type charRef struct {
 	ascii [utf8.RuneSelf]runeID
 	other []runeSlot
 	mask  uint32
 	gen   uint32
 	k     uint32
-	ids   []uint64
+	chars int     // the reference's characters
 	uni   []cslot // unigrams, indexed by character id
 	grams cgramTable
-	stamp uint16
+	stamp uint16 // the hypothesis whose matches the slots' used counts are
 
-	// Bigrams of a hypothesis with at most biMaxIDs distinct characters are indexed by
-	// id1<<biBits | id2 (no hashing); bigen tells the current record's entries.
+	// Bigrams of a reference with at most biMaxIDs distinct characters are indexed by
+	// id1<<biBits | id2 (no hashing); bigen tells the current reference's entries.
 	bi    []cslot
 	bigen uint16
 	useBi bool
+}
+
+// useRefs makes refs (the record's prepared references) the references of the tables,
+// rebuilding them unless they are the last record's. It reports false when the packed path
+// cannot take the record (orders above 6, or a reference too long or with too many distinct
+// characters for packed keys).
+func (c *charPacked) useRefs(refs []string, maxN int, whitespace bool) bool {
+	if maxN < 1 || maxN > charMaxN {
+		return false
+	}
+	if c.nref == len(refs) && c.maxN == maxN && c.ws == whitespace && c.nref > 0 {
+		same := true
+		for j, r := range refs {
+			if string(c.keys[j]) != r {
+				same = false
+				break
+			}
+		}
+		if same {
+			return c.ok
+		}
+	}
+	for len(c.refs) < len(refs) {
+		c.refs = append(c.refs, charRef{})
+		c.keys = append(c.keys, nil)
+	}
+	c.nref, c.maxN, c.ws, c.ok = len(refs), maxN, whitespace, true
+	for j, r := range refs {
+		// Copied: a record's strings may alias a buffer the source reuses.
+		c.keys[j] = append(c.keys[j][:0], r...)
+	}
+	for j, r := range refs {
+		if !c.refs[j].build(&c.ids, r, maxN, whitespace) {
+			c.ok = false
+			break
+		}
+	}
+	return c.ok
+}
+
+// refChars is the number of characters of reference j of the last useRefs.
+func (c *charPacked) refChars(j int) int { return c.refs[j].chars }
+
+// match adds Σ_g min(hyp(g), ref(g)) per order of the hypothesis s against reference j of
+// the last useRefs to match[n-1] and returns the number of hypothesis characters.
+func (c *charPacked) match(j int, s string, match []int64) int {
+	r := &c.refs[j]
+	ids, _ := r.appendIDs(c.ids[:0], s, c.ws, false)
+	c.ids = ids
+	r.matchHyp(ids, c.maxN, match)
+	return len(ids)
 }
 
 const (
@@ -35,19 +102,20 @@ const (
 	biMaxIDs = 1<<biBits - 1
 )
 
-// cslot is one hypothesis n-gram of chrF in 16 bytes, so that the table of a long sentence
+// cslot is one reference n-gram of chrF in 16 bytes, so that the table of a long sentence
 // (hundreds of n-grams of six orders) stays in the first-level cache. Counts fit 16 bits
-// because the packed path takes hypotheses of fewer than 65536 characters, and a reference
-// count is never raised beyond the hypothesis count (further occurrences add no match).
+// because the packed path takes references of fewer than 65536 characters, and the count of
+// hypothesis occurrences (used) is never raised beyond the reference count (further
+// occurrences add no match).
 type cslot struct {
 	key   uint64
-	hyp   uint16
-	ref   uint16
-	stamp uint16 // the reference ref belongs to
+	own   uint16 // occurrences in the reference
+	used  uint16 // occurrences in the hypothesis, up to own
+	stamp uint16 // the hypothesis used belongs to
 	gen   uint16
 }
 
-// cgramTable counts the character n-grams (orders >= 2) of one hypothesis by packed key.
+// cgramTable counts the character n-grams (orders >= 2) of one reference by packed key.
 type cgramTable struct {
 	slots []cslot
 	shift uint8
@@ -77,11 +145,11 @@ func (t *cgramTable) add(key uint64) {
 	for i := (key * 0x9E3779B97F4A7C15) >> t.shift; ; i = (i + 1) & mask {
 		s := slotAt(t.slots, i)
 		if s.gen != t.gen {
-			*s = cslot{key: key, gen: t.gen, hyp: 1}
+			*s = cslot{key: key, gen: t.gen, own: 1}
 			return
 		}
 		if s.key == key {
-			s.hyp++
+			s.own++
 			return
 		}
 	}
@@ -100,28 +168,28 @@ func (t *cgramTable) find(key uint64) *cslot {
 	}
 }
 
-// resetRefs forgets every reference count (when the 16-bit reference stamp wraps).
-func (c *charPacked) resetRefs() {
+// resetUsed forgets every hypothesis count (when the 16-bit hypothesis stamp wraps).
+func (c *charRef) resetUsed() {
 	for i := range c.grams.slots {
-		c.grams.slots[i].ref, c.grams.slots[i].stamp = 0, 0
+		c.grams.slots[i].used, c.grams.slots[i].stamp = 0, 0
 	}
 	for i := range c.uni {
-		c.uni[i].ref, c.uni[i].stamp = 0, 0
+		c.uni[i].used, c.uni[i].stamp = 0, 0
 	}
 	for i := range c.bi {
-		c.bi[i].ref, c.bi[i].stamp = 0, 0
+		c.bi[i].used, c.bi[i].stamp = 0, 0
 	}
 	c.stamp = 1
 }
 
-// match counts one reference occurrence of a hypothesis n-gram and reports whether it is a
-// match (the reference count is still within the hypothesis count).
-func (c *charPacked) match(g *cslot) bool {
+// take counts one hypothesis occurrence of a reference n-gram and reports whether it is a
+// match (the hypothesis count is still within the reference count).
+func (c *charRef) take(g *cslot) bool {
 	if g.stamp != c.stamp {
-		g.stamp, g.ref = c.stamp, 0
+		g.stamp, g.used = c.stamp, 0
 	}
-	if g.ref < g.hyp {
-		g.ref++
+	if g.used < g.own {
+		g.used++
 		return true
 	}
 	return false
@@ -140,8 +208,8 @@ type runeSlot struct {
 	gen, id uint32
 }
 
-// resetRunes starts a record whose hypothesis has at most n characters.
-func (c *charPacked) resetRunes(n int) {
+// resetRunes starts a reference of at most n characters.
+func (c *charRef) resetRunes(n int) {
 	c.gen++
 	if c.gen == 0 {
 		c.ascii = [utf8.RuneSelf]runeID{}
@@ -161,7 +229,7 @@ func (c *charPacked) resetRunes(n int) {
 
 // runeID returns the id of r, assigning the next one when add is set (0 when absent or
 // when there are too many distinct characters).
-func (c *charPacked) runeID(r rune, add bool) uint32 {
+func (c *charRef) runeID(r rune, add bool) uint32 {
 	if r >= 0 && r < utf8.RuneSelf {
 		e := &c.ascii[r]
 		if e.gen == c.gen {
@@ -191,9 +259,9 @@ func (c *charPacked) runeID(r rune, add bool) uint32 {
 }
 
 // appendIDs appends the ids of the characters of s (without Python whitespace unless
-// whitespace), interning new ones when add is set. It reports false when the hypothesis has
+// whitespace), interning new ones when add is set. It reports false when the reference has
 // more distinct characters than packed keys allow.
-func (c *charPacked) appendIDs(dst []uint64, s string, whitespace, add bool) ([]uint64, bool) {
+func (c *charRef) appendIDs(dst []uint64, s string, whitespace, add bool) ([]uint64, bool) {
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b < utf8.RuneSelf {
@@ -235,18 +303,19 @@ var pySpaceASCII = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// startHyp interns the hypothesis characters and counts its n-grams of orders 1..maxN. It
-// returns the number of characters, or false when the packed path cannot take the record.
-func (c *charPacked) startHyp(s string, maxN int, whitespace bool) (int, bool) {
-	if maxN < 1 || maxN > charMaxN || len(s) >= 1<<16 {
-		return 0, false
+// build interns the reference's characters (ids in scratch) and counts its n-grams of
+// orders 1..maxN. It reports false when the packed path cannot take the reference.
+func (c *charRef) build(scratch *[]uint64, s string, maxN int, whitespace bool) bool {
+	if len(s) >= 1<<16 {
+		return false
 	}
 	c.resetRunes(len(s))
-	ids, ok := c.appendIDs(c.ids[:0], s, whitespace, true)
-	c.ids = ids
+	ids, ok := c.appendIDs((*scratch)[:0], s, whitespace, true)
+	*scratch = ids
 	if !ok {
-		return 0, false
+		return false
 	}
+	c.chars = len(ids)
 	if cap(c.uni) <= int(c.k) {
 		c.uni = make([]cslot, charMaxIDs+1)
 	}
@@ -268,7 +337,7 @@ func (c *charPacked) startHyp(s string, maxN int, whitespace bool) (int, bool) {
 	c.grams.reset(len(ids) * hashed)
 	c.stamp = 0
 	for i, id := range ids {
-		c.uni[id].hyp++
+		c.uni[id].own++
 		if i+1 >= len(ids) || maxN < 2 {
 			continue
 		}
@@ -279,7 +348,7 @@ func (c *charPacked) startHyp(s string, maxN int, whitespace bool) (int, bool) {
 			if e.gen != c.bigen {
 				*e = cslot{gen: c.bigen}
 			}
-			e.hyp++
+			e.own++
 		} else {
 			c.grams.add(key)
 		}
@@ -305,24 +374,22 @@ func (c *charPacked) startHyp(s string, maxN int, whitespace bool) (int, bool) {
 		}
 		c.grams.add(key | ids[i+5]<<(5*charBits))
 	}
-	return len(ids), true
+	return true
 }
 
-// refMatch counts the character n-grams of one reference and adds Σ_g min(hyp(g), ref(g))
-// per order to match[n-1]. It returns the number of reference characters.
-func (c *charPacked) refMatch(s string, maxN int, whitespace bool, match []int64) int {
-	ids, _ := c.appendIDs(c.ids[:0], s, whitespace, false)
-	c.ids = ids
+// matchHyp looks up the character n-grams of a hypothesis (its ids in the reference's
+// numbering) and adds Σ_g min(hyp(g), ref(g)) per order to match[n-1].
+func (c *charRef) matchHyp(ids []uint64, maxN int, match []int64) {
 	c.stamp++
 	if c.stamp == 0 {
-		c.resetRefs()
+		c.resetUsed()
 	}
 	match = match[:maxN]
 	for i, id := range ids {
 		if id == 0 {
 			continue
 		}
-		if c.match(&c.uni[id]) {
+		if c.take(&c.uni[id]) {
 			match[0]++
 		}
 		if i+1 >= len(ids) || maxN < 2 {
@@ -344,10 +411,10 @@ func (c *charPacked) refMatch(s string, maxN int, whitespace bool, match []int64
 		if g == nil {
 			continue
 		}
-		if c.match(g) {
+		if c.take(g) {
 			match[1]++
 		}
-		// Unrolled like startHyp. An absent character or n-gram ends the longer n-grams.
+		// Unrolled like build. An absent character or n-gram ends the longer n-grams.
 		if maxN < 3 || i+2 >= len(ids) || ids[i+2] == 0 {
 			continue
 		}
@@ -355,7 +422,7 @@ func (c *charPacked) refMatch(s string, maxN int, whitespace bool, match []int64
 		if g = c.grams.find(key); g == nil {
 			continue
 		}
-		if c.match(g) {
+		if c.take(g) {
 			match[2]++
 		}
 		if maxN < 4 || i+3 >= len(ids) || ids[i+3] == 0 {
@@ -365,7 +432,7 @@ func (c *charPacked) refMatch(s string, maxN int, whitespace bool, match []int64
 		if g = c.grams.find(key); g == nil {
 			continue
 		}
-		if c.match(g) {
+		if c.take(g) {
 			match[3]++
 		}
 		if maxN < 5 || i+4 >= len(ids) || ids[i+4] == 0 {
@@ -375,15 +442,14 @@ func (c *charPacked) refMatch(s string, maxN int, whitespace bool, match []int64
 		if g = c.grams.find(key); g == nil {
 			continue
 		}
-		if c.match(g) {
+		if c.take(g) {
 			match[4]++
 		}
 		if maxN < 6 || i+5 >= len(ids) || ids[i+5] == 0 {
 			continue
 		}
-		if g = c.grams.find(key | ids[i+5]<<(5*charBits)); g != nil && c.match(g) {
+		if g = c.grams.find(key | ids[i+5]<<(5*charBits)); g != nil && c.take(g) {
 			match[5]++
 		}
 	}
-	return len(ids)
 }

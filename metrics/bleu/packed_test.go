@@ -69,7 +69,9 @@ func randChars(r *rand.Rand, alphabet []rune, n int) string {
 	return b.String()
 }
 
-// chrF's packed character path must give the statistics of the general one.
+// chrF's packed character path must give the statistics of the general one, for fresh
+// references and for references kept from the record before (several hypotheses in turn
+// against the same references, as compare feeds a segment's systems).
 func TestCharPackedMatchesCounter(t *testing.T) {
 	r := rand.New(rand.NewSource(2))
 	many := []rune(" ")
@@ -79,47 +81,53 @@ func TestCharPackedMatchesCounter(t *testing.T) {
 	alphabets := [][]rune{[]rune("ab "), []rune("abcdefgh ,.\t"), []rune("aäöüß \u3000\u00a0xyz日本語"), []rune("abcdefghijklmnopqrstuvwxyz "), many}
 	var c counter
 	var cp charPacked
+	var refs []string
 	for trial := 0; trial < 3000; trial++ {
 		alpha := alphabets[trial%len(alphabets)]
-		maxN := 1 + trial%6
-		ws := trial%7 == 0
+		maxN := 1 + trial/4%6 // changing every 4 records, so that references are kept
+		ws := trial/4%7 == 0
+		if trial%3 == 0 || maxN != cp.maxN || ws != cp.ws { // else the last record's references again
+			refs = refs[:0]
+			for range 1 + r.Intn(3) {
+				refs = append(refs, randChars(r, alpha, r.Intn(200)))
+			}
+		}
 		hyp := randChars(r, alpha, r.Intn(200))
 		m := &CHRF{whitespace: ws}
 		ids := m.charIDs(nil, hyp)
-		n, ok := cp.startHyp(hyp, maxN, ws)
-		require.True(t, ok)
-		require.Equal(t, len(ids), n)
+		require.True(t, cp.useRefs(refs, maxN, ws))
 		c.startGrams(len(ids) * maxN)
 		c.countHyp(ids, maxN)
-		for j := 0; j < 1+r.Intn(3); j++ {
-			ref := randChars(r, alpha, r.Intn(200))
+		for j, ref := range refs {
 			want, got := make([]int64, maxN), make([]int64, maxN)
 			c.newRef()
 			rids := m.charIDs(nil, ref)
 			c.refMatch(rids, maxN, want)
 			if trial%11 == 0 {
-				cp.stamp = 1<<16 - 1 // the next reference wraps the 16-bit stamp
+				cp.refs[j].stamp = 1<<16 - 1 // this hypothesis wraps the 16-bit stamp
 			}
-			require.Equal(t, len(rids), cp.refMatch(ref, maxN, ws, got))
+			require.Equal(t, len(ids), cp.match(j, hyp, got))
+			require.Equal(t, len(rids), cp.refChars(j))
 			require.Equal(t, want, got, "trial %d ref %d", trial, j)
 		}
 	}
 }
 
+// A record whose references do not fit packed keys takes the general path, also when the
+// same references come again (the tables' verdict is kept with them).
 func TestCharPackedFallsBack(t *testing.T) {
 	var b strings.Builder
 	for r := rune(0x4e00); r < 0x4e00+charMaxIDs+1; r++ {
 		b.WriteRune(r)
 	}
 	var cp charPacked
-	_, ok := cp.startHyp(b.String(), 6, false)
-	require.False(t, ok, "more distinct characters than packed keys hold")
-	_, ok = cp.startHyp("abc", 7, false)
-	require.False(t, ok, "orders above 6")
-	_, ok = cp.startHyp(strings.Repeat("a", 1<<16), 6, false)
-	require.False(t, ok, "16-bit counts")
+	require.False(t, cp.useRefs([]string{"abc", b.String()}, 6, false), "more distinct characters than packed keys hold")
+	require.False(t, cp.useRefs([]string{"abc", b.String()}, 6, false), "the same references again")
+	require.True(t, cp.useRefs([]string{"abc"}, 6, false))
+	require.False(t, cp.useRefs([]string{"abc"}, 7, false), "orders above 6")
+	require.False(t, cp.useRefs([]string{strings.Repeat("a", 1<<16)}, 6, false), "16-bit counts")
 	// And the metric still agrees with itself on such records through the general path.
 	m := build(t, "chrf", nil)
-	res := score(t, m, rec{b.String(), []string{b.String()[:300]}})
+	res := score(t, m, rec{b.String()[:300], []string{b.String()}})
 	require.NotNil(t, res.Value)
 }

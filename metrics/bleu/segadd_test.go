@@ -2,6 +2,7 @@ package bleu
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/stretchr/testify/require"
@@ -81,4 +82,63 @@ func TestAddSegment(t *testing.T) {
 	require.ErrorContains(t, err, "no sacrebleu segment statistics")
 	require.Empty(t, out)
 	require.Equal(t, viaAdd.Result(), viaSeg.Result())
+}
+
+// BLEU keeps the tokens and chrF the n-gram tables of the last record's references, for the
+// next records with the same references (a segment's systems, as compare feeds them). A
+// state folding the records one after another must equal the merge of one fresh state per
+// record, also when a reference's bytes change in place between two records (a source
+// reusing its buffer: the kept copy must not alias it).
+func TestKeptReferences(t *testing.T) {
+	buf := []byte("Der Hund lief im Park.")
+	aliased := unsafe.String(&buf[0], len(buf))
+	type step struct {
+		r      rec
+		mutate string // new bytes for buf before the record
+	}
+	steps := []step{
+		{r: rec{"Der Hund lief.", []string{aliased}}},
+		{r: rec{"Ein Hund lief im Park.", []string{aliased}}},
+		{r: rec{"Die Katze sah.", []string{aliased}}, mutate: "Die Katze sah im Haus."},
+		{r: rec{"Die Katze sah im Haus.", []string{aliased}}},
+		{r: rec{"a b c d", []string{"a b c d e", "a b x d"}}},
+		{r: rec{"a b x d", []string{"a b c d e", "a b x d"}}},
+		{r: rec{"a b x d", []string{"a b c d e"}}},
+		{r: rec{"a b x d e", []string{"a b c d e", "a b x d", "e"}}},
+		{r: rec{"A B C", []string{"a b c"}}},
+		{r: rec{"a b c", []string{"a b c"}}},
+		{r: rec{"", []string{"a b c"}}},
+		{r: rec{"a  b\tc", "a b c"}},
+		{r: rec{"a b c", "a b c"}},
+	}
+	for _, c := range []struct {
+		typ  string
+		opts map[string]any
+	}{
+		{"bleu", nil}, {"bleu", map[string]any{"tokenize": "intl", "lowercase": true}},
+		{"bleu", map[string]any{"compat": "nltk"}}, {"bleu", map[string]any{"compat": "mindnlp"}},
+		{"chrf", nil}, {"chrf", map[string]any{"word_order": 2, "lowercase": true}},
+		{"chrf", map[string]any{"whitespace": true, "char_order": 3}},
+	} {
+		copy(buf, "Der Hund lief im Park.")
+		m := build(t, c.typ, c.opts)
+		running, merged := m.NewState(), m.NewState()
+		for i, s := range steps {
+			if s.mutate != "" {
+				require.Len(t, s.mutate, len(buf))
+				copy(buf, s.mutate)
+			}
+			ex := example(s.r, uint64(i))
+			running.Add(&ex, 1)
+			fresh := m.NewState()
+			fresh.Add(&ex, 1)
+			require.NoError(t, merged.Merge(fresh))
+			a, err := running.MarshalBinary()
+			require.NoError(t, err)
+			b, err := merged.MarshalBinary()
+			require.NoError(t, err)
+			require.Equal(t, b, a, "%s %v after record %d", c.typ, c.opts, i)
+		}
+		require.Equal(t, merged.Result(), running.Result())
+	}
 }

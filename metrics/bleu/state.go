@@ -3,6 +3,7 @@ package bleu
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/internal/textinput"
@@ -44,6 +45,7 @@ type work struct {
 	pc    packedCounter
 	hyp   []string
 	ref   []string
+	refs  []keptRef // the last record's references, by index (text references only)
 	m, t  []int64
 	tn    []int64   // totals as the preset sums them
 	prec  []float64 // precisions of a sentence score
@@ -80,21 +82,60 @@ func (m *Metric) hypTokens(w *work, v core.Value) []string {
 	return w.hyp
 }
 
-// refTokens returns the tokens of reference j; they may live in w.ref.
+// refTokens returns the tokens of reference j; they may live in w.ref or w.refs, and the
+// caller must not change them.
 func (m *Metric) refTokens(w *work, v core.Value, j int) []string {
 	switch v.Kind {
 	case core.String:
-		w.ref = m.text(w.ref[:0], v.Str)
-		return w.ref
+		return m.keptTokens(w, j, v.Str)
 	case core.StringList:
-		w.ref = m.text(w.ref[:0], v.Strs[j])
-		return w.ref
+		return m.keptTokens(w, j, v.Strs[j])
 	}
 	if !m.lower {
 		return v.Lists[j]
 	}
 	w.ref = lowerAll(w.ref[:0], v.Lists[j])
 	return w.ref
+}
+
+// keptTokens returns the tokens of s, reference j of a record, keeping them with a copy of
+// s: the next record with the same reference j (the next system of a segment, as compare
+// feeds them) skips its tokenization. The tokens are substrings of one string of their own,
+// since s may alias a buffer its source reuses.
+func (m *Metric) keptTokens(w *work, j int, s string) []string {
+	for len(w.refs) <= j {
+		w.refs = append(w.refs, keptRef{})
+	}
+	k := &w.refs[j]
+	if k.ok && string(k.raw) == s {
+		return k.toks
+	}
+	w.ref = m.text(w.ref[:0], s)
+	n := 0
+	for _, t := range w.ref {
+		n += len(t)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, t := range w.ref {
+		b.WriteString(t)
+	}
+	own := b.String()
+	k.toks = k.toks[:0]
+	for _, t := range w.ref {
+		k.toks = append(k.toks, own[:len(t)])
+		own = own[len(t):]
+	}
+	k.raw, k.ok = append(k.raw[:0], s...), true
+	clear(w.ref)
+	return k.toks
+}
+
+// keptRef is a reference kept by keptTokens: a copy of its text and its tokens.
+type keptRef struct {
+	raw  []byte
+	toks []string
+	ok   bool
 }
 
 func zeros(x []int64, n int) []int64 {

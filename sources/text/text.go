@@ -10,8 +10,15 @@
 // with the gzip magic bytes, whatever their name. The path "-" reads standard input (at most
 // one input may be "-").
 //
+// By default the records come system-major (every line of the first file, then of the
+// second...). With Config.SegmentMajor they come segment-major: line 1 of every system, then
+// line 2 of every system..., so that a worker meets one segment's systems together and a
+// metric can reuse its work on the segment's references (see metrics/bleu); a record's Seq,
+// position and values do not depend on the order.
+//
 // Memory: the references are held in memory for the whole run and one hypothesis file at a
-// time; record strings alias those buffers and stay valid after Batch.Release.
+// time (every hypothesis file, segment-major); record strings alias those buffers and stay
+// valid after Batch.Release.
 package text
 
 import (
@@ -56,6 +63,9 @@ type Config struct {
 	References []string
 	// Stdin is read for the path "-"; nil means os.Stdin.
 	Stdin io.Reader
+	// SegmentMajor emits the records segment by segment (every system's line i before any
+	// line i+1) instead of system by system; it holds every hypothesis file in memory.
+	SegmentMajor bool
 }
 
 // lines is a decoded text file: the file's content and its lines (substrings of it).
@@ -79,6 +89,11 @@ type Source struct {
 	sys int    // the system being read
 	cur *lines // its lines, loaded when its turn comes
 	row int
+
+	// Segment-major: every system's lines, loaded by the first Next; sys and row are then
+	// the next record's system and line.
+	segmentMajor bool
+	all          []lines
 }
 
 // SystemName is the name a hypothesis file's system is reported under: the file's base
@@ -129,7 +144,7 @@ func Open(ctx context.Context, cfg Config, fields []string, batchSize int) (*Sou
 	if stdinUsers > 1 {
 		return nil, fmt.Errorf("%w: standard input (-) is named %d times; at most one input can read it", ErrInput, stdinUsers)
 	}
-	s := &Source{hyps: cfg.Hypotheses, fields: fields, batchSize: batchSize}
+	s := &Source{hyps: cfg.Hypotheses, fields: fields, batchSize: batchSize, segmentMajor: cfg.SegmentMajor}
 	seen := map[string]string{}
 	for _, h := range cfg.Hypotheses {
 		n := SystemName(h)
@@ -299,10 +314,14 @@ func pySpace(r rune) bool {
 	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 }
 
-// Next returns the next batch of records of the current system.
+// Next returns the next batch of records: of the current system, or segment-major the next
+// records in segment order.
 func (s *Source) Next(ctx context.Context) (*pipeline.Batch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if s.segmentMajor {
+		return s.nextSegmentMajor(ctx)
 	}
 	for s.cur == nil || s.row >= len(s.cur.lines) {
 		if s.cur != nil {
@@ -312,47 +331,102 @@ func (s *Source) Next(ctx context.Context) (*pipeline.Batch, error) {
 		if s.sys >= len(s.hyps) {
 			return nil, io.EOF
 		}
-		l, err := s.load(ctx, s.hyps[s.sys])
+		l, err := s.loadHyp(ctx, s.sys)
 		if err != nil {
 			return nil, err
-		}
-		if want := len(s.refs[0].lines); len(l.lines) != want {
-			// The file changed since Open counted it.
-			return nil, fmt.Errorf("sources: %s: has %d lines now, %d when the run started", l.path, len(l.lines), want)
 		}
 		s.cur = &l
 	}
 	n := min(s.batchSize, len(s.cur.lines)-s.row)
-	b := &pipeline.Batch{Records: make([]pipeline.Record, n)}
-	vals := make([]core.Value, n*len(s.fields))
-	refs := make([]string, n*len(s.refs))
+	b, refs := s.newBatch(n)
 	for i := range n {
-		row := s.row + i
-		rec := &b.Records[i]
-		rec.Values = vals[i*len(s.fields) : (i+1)*len(s.fields) : (i+1)*len(s.fields)]
-		rec.Seq = uint64(s.sys)<<48 | uint64(row)
-		rec.Pos = pipeline.Position{File: s.cur.path, Row: int64(row)}
-		pred := s.cur.lines[row]
-		b.Bytes += int64(len(pred)) + 1
-		rr := refs[i*len(s.refs) : (i+1)*len(s.refs) : (i+1)*len(s.refs)]
-		for k := range s.refs {
-			rr[k] = s.refs[k].lines[row]
-		}
-		for k, f := range s.fields {
-			switch f {
-			case FieldPrediction:
-				rec.Values[k] = core.Value{Kind: core.String, Str: pred}
-			case FieldReferences:
-				rec.Values[k] = core.Value{Kind: core.StringList, Strs: rr}
-			case FieldSystem:
-				rec.Values[k] = core.Value{Kind: core.String, Str: s.names[s.sys]}
-			}
-		}
-		rec.Err = checkUTF8(s.cur.path, pred, s.refs, row)
-		rec.UTF8Checked = rec.Err == nil
+		s.fill(b, refs, i, s.sys, s.cur, s.row+i)
 	}
 	s.row += n
 	return b, nil
+}
+
+// nextSegmentMajor is Next with Config.SegmentMajor: the records of line row of every
+// system, then of the next line, batchSize at a time.
+func (s *Source) nextSegmentMajor(ctx context.Context) (*pipeline.Batch, error) {
+	if s.sys >= len(s.hyps) { // the end, or closed
+		return nil, io.EOF
+	}
+	if s.all == nil {
+		s.all = make([]lines, len(s.hyps))
+		for i := range s.hyps {
+			l, err := s.loadHyp(ctx, i)
+			if err != nil {
+				s.all = nil
+				return nil, err
+			}
+			s.all[i] = l
+		}
+	}
+	left := (len(s.refs[0].lines)-s.row)*len(s.hyps) - s.sys
+	if left <= 0 {
+		s.sys = len(s.hyps)
+		return nil, io.EOF
+	}
+	n := min(s.batchSize, left)
+	b, refs := s.newBatch(n)
+	for i := range n {
+		s.fill(b, refs, i, s.sys, &s.all[s.sys], s.row)
+		if s.sys++; s.sys == len(s.hyps) {
+			s.sys, s.row = 0, s.row+1
+		}
+	}
+	return b, nil
+}
+
+// loadHyp reads system sys's hypothesis file and checks its line count again.
+func (s *Source) loadHyp(ctx context.Context, sys int) (lines, error) {
+	l, err := s.load(ctx, s.hyps[sys])
+	if err != nil {
+		return lines{}, err
+	}
+	if want := len(s.refs[0].lines); len(l.lines) != want {
+		// The file changed since Open counted it.
+		return lines{}, fmt.Errorf("sources: %s: has %d lines now, %d when the run started", l.path, len(l.lines), want)
+	}
+	return l, nil
+}
+
+// newBatch returns a batch of n records whose values are to be filled, and room for their
+// references (len(s.refs) per record).
+func (s *Source) newBatch(n int) (*pipeline.Batch, []string) {
+	b := &pipeline.Batch{Records: make([]pipeline.Record, n)}
+	vals := make([]core.Value, n*len(s.fields))
+	for i := range n {
+		b.Records[i].Values = vals[i*len(s.fields) : (i+1)*len(s.fields) : (i+1)*len(s.fields)]
+	}
+	return b, make([]string, n*len(s.refs))
+}
+
+// fill makes record i of b line row of system sys (whose lines are hyp); refs is newBatch's
+// room for the references.
+func (s *Source) fill(b *pipeline.Batch, refs []string, i, sys int, hyp *lines, row int) {
+	rec := &b.Records[i]
+	rec.Seq = uint64(sys)<<48 | uint64(row)
+	rec.Pos = pipeline.Position{File: hyp.path, Row: int64(row)}
+	pred := hyp.lines[row]
+	b.Bytes += int64(len(pred)) + 1
+	rr := refs[i*len(s.refs) : (i+1)*len(s.refs) : (i+1)*len(s.refs)]
+	for k := range s.refs {
+		rr[k] = s.refs[k].lines[row]
+	}
+	for k, f := range s.fields {
+		switch f {
+		case FieldPrediction:
+			rec.Values[k] = core.Value{Kind: core.String, Str: pred}
+		case FieldReferences:
+			rec.Values[k] = core.Value{Kind: core.StringList, Strs: rr}
+		case FieldSystem:
+			rec.Values[k] = core.Value{Kind: core.String, Str: s.names[sys]}
+		}
+	}
+	rec.Err = checkUTF8(hyp.path, pred, s.refs, row)
+	rec.UTF8Checked = rec.Err == nil
 }
 
 // checkUTF8 rejects a line pair holding invalid UTF-8, naming the file and line at fault.
@@ -370,7 +444,7 @@ func checkUTF8(hypPath, pred string, refs []lines, row int) *core.RecordError {
 
 // Close releases the buffers; the source reads no more.
 func (s *Source) Close() error {
-	s.cur, s.refs, s.stdin = nil, nil, nil
+	s.cur, s.refs, s.stdin, s.all = nil, nil, nil, nil
 	s.sys = len(s.hyps)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -40,7 +41,8 @@ func gzBytes(t *testing.T, s string) []byte {
 	return b.Bytes()
 }
 
-// readAll reads every record of a source opened on the given files.
+// readAll reads every record of a source opened on the given files, in Seq order. It checks
+// the order they come in: by Seq, or with cfg.SegmentMajor by line and then system.
 func readAll(t *testing.T, cfg Config, fields []string, batch int) ([]string, error) {
 	t.Helper()
 	s, err := Open(context.Background(), cfg, fields, batch)
@@ -49,18 +51,33 @@ func readAll(t *testing.T, cfg Config, fields []string, batch int) ([]string, er
 	}
 	defer s.Close()
 	var out []string
-	var lastSeq uint64
+	var seqs []uint64
+	order := func(seq uint64) uint64 {
+		if cfg.SegmentMajor { // line, then system
+			return seq<<16 | seq>>48
+		}
+		return seq
+	}
 	for {
 		b, err := s.Next(context.Background())
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			idx := make([]int, len(out))
+			for i := range idx {
+				idx[i] = i
+			}
+			sort.Slice(idx, func(a, b int) bool { return seqs[idx[a]] < seqs[idx[b]] })
+			var sorted []string
+			for _, i := range idx {
+				sorted = append(sorted, out[i])
+			}
+			return sorted, nil
 		}
 		require.NoError(t, err)
 		for _, r := range b.Records {
-			if len(out) > 0 {
-				require.Greater(t, r.Seq, lastSeq)
+			if len(seqs) > 0 {
+				require.Greater(t, order(r.Seq), order(seqs[len(seqs)-1]))
 			}
-			lastSeq = r.Seq
+			seqs = append(seqs, r.Seq)
 			var parts []string
 			for _, v := range r.Values {
 				switch v.Kind {
@@ -138,8 +155,13 @@ func TestRecords(t *testing.T) {
 		{name: "missing file", cfg: Config{Hypotheses: []string{p("nope")}, References: []string{p("r1.txt")}}, err: "nope"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, batch := range []int{1, 2, 1024} {
-				got, err := readAll(t, tc.cfg, fields, batch)
+			for _, c := range []struct {
+				batch        int
+				segmentMajor bool
+			}{{1, false}, {2, false}, {1024, false}, {1, true}, {3, true}, {1024, true}} {
+				cfg := tc.cfg
+				cfg.SegmentMajor = c.segmentMajor
+				got, err := readAll(t, cfg, fields, c.batch)
 				if tc.err != "" {
 					require.ErrorContains(t, err, tc.err)
 					require.Equal(t, tc.input, errors.Is(err, ErrInput))

@@ -1,6 +1,8 @@
 package sacrebleu
 
 import (
+	"math"
+	"math/big"
 	"math/rand"
 	"testing"
 
@@ -61,7 +63,7 @@ func TestBootstrapScoresEqualsRowSums(t *testing.T) {
 			require.NoError(t, err)
 			p, err := newPlan(12345, n, B)
 			require.NoError(t, err)
-			got, err := bootstrapScores(sumScorer{}, c.st, p)
+			got, err := bootstrapScores(sumScorer{}, c.st, p, nil)
 			require.NoError(t, err)
 			require.Equal(t, bootstrap(sumScorer{}, c.st, idx, B), got)
 		})
@@ -128,4 +130,116 @@ func TestSwapTableSums(t *testing.T) {
 	frac := mk(10, 2, 5)
 	frac.Data[3] += 0.5
 	require.False(t, tab.build(frac, mk(10, 2, 5)))
+}
+
+// exactMean must be statistics.mean's exact fraction rounded once: here the sum of exact
+// rationals (big.Rat), divided and rounded, on values of every magnitude and sign.
+func TestExactMean(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	ratMean := func(v []float64) float64 {
+		sum, x := new(big.Rat), new(big.Rat)
+		for _, f := range v {
+			sum.Add(sum, x.SetFloat64(f))
+		}
+		m, _ := sum.Quo(sum, x.SetInt64(int64(len(v)))).Float64()
+		return m
+	}
+	cases := [][]float64{
+		{0}, {math.Copysign(0, -1)}, {0, 0, 0}, {1}, {1, 2}, {0.1, 0.2, 0.3},
+		{1e308, 1e308, -1e308}, {5e-324, 5e-324, 1e-310}, {1e-300, 1e300, -1e300},
+		{math.Nextafter(1, 2), 1, 1}, {-3.5, 2.25, 17},
+	}
+	for range 300 {
+		v := make([]float64, 1+rng.Intn(1200))
+		for i := range v {
+			switch rng.Intn(3) {
+			case 0:
+				v[i] = 100 * rng.Float64()
+			case 1:
+				v[i] = float64(float32(30 + rng.Float64())) // float32 scores
+			default:
+				v[i] = math.Ldexp(rng.NormFloat64(), rng.Intn(200)-100)
+			}
+		}
+		cases = append(cases, v)
+	}
+	for i, v := range cases {
+		require.Equal(t, math.Float64bits(ratMean(v)), math.Float64bits(exactMean(v)), "case %d", i)
+	}
+}
+
+// Columns that statistics share with the ones bootstrapped before (with the same plan) are
+// taken from keptColumns; the scores must be the row sums' all the same, for statistics
+// sharing no column, some, all of them, and for another plan.
+func TestBootstrapScoresKeptColumns(t *testing.T) {
+	rng := rand.New(rand.NewSource(11))
+	const n, d, B = 150, 7, 60
+	mk := func(from Stats, keep ...int) Stats {
+		s := Stats{Dim: d, Data: make([]float64, n*d)}
+		for i := range s.Data {
+			s.Data[i] = float64(rng.Intn(40))
+		}
+		for _, j := range keep {
+			for i := j; i < len(s.Data); i += d {
+				s.Data[i] = from.Data[i]
+			}
+		}
+		return s
+	}
+	p, err := newPlan(12345, n, B)
+	require.NoError(t, err)
+	p2, err := newPlan(777, n, B)
+	require.NoError(t, err)
+	idx, err := choice(12345, n, B)
+	require.NoError(t, err)
+	idx2, err := choice(777, n, B)
+	require.NoError(t, err)
+	var kept keptColumns
+	first := mk(Stats{})
+	seq := []struct {
+		name string
+		st   Stats
+		p    *plan
+		idx  []int64
+	}{
+		{"first", first, p, idx},
+		{"sharing columns 1, 4 and 6", mk(first, 1, 4, 6), p, idx},
+		{"sharing every column", first, p, idx},
+		{"sharing none", mk(first), p, idx},
+		{"another plan", first, p2, idx2},
+	}
+	for _, c := range seq {
+		got, err := bootstrapScores(sumScorer{}, c.st, c.p, &kept)
+		require.NoError(t, err)
+		require.Equal(t, bootstrap(sumScorer{}, c.st, c.idx, B), got, c.name)
+	}
+}
+
+// addRows2 (assembly on amd64) must add what addRows2Go adds, for every row width, with
+// digits reaching the last table row and words using all 64 bits.
+func TestAddRows2(t *testing.T) {
+	rng := rand.New(rand.NewSource(13))
+	for dw := 1; dw <= 9; dw++ {
+		for _, n := range []int{0, 1, 7, 300} {
+			t1, t2 := make([]uint64, 256*dw), make([]uint64, 256*dw)
+			for i := range t1 {
+				t1[i], t2[i] = rng.Uint64(), rng.Uint64()
+			}
+			d1, d2 := make([]uint8, n), make([]uint8, n)
+			for i := range d1 {
+				d1[i], d2[i] = uint8(rng.Intn(256)), uint8(rng.Intn(256))
+			}
+			if n > 0 {
+				d1[0], d2[n-1] = 255, 255
+			}
+			want, got := make([]uint64, n*dw), make([]uint64, n*dw)
+			for i := range want {
+				want[i] = rng.Uint64()
+				got[i] = want[i]
+			}
+			addRows2Go(want, t1, t2, d1, d2, dw)
+			addRows2(got, t1, t2, d1, d2, dw)
+			require.Equal(t, want, got, "dw %d, %d resamples", dw, n)
+		}
+	}
 }

@@ -30,6 +30,7 @@ import (
 	"math/big"
 	"math/bits"
 	"slices"
+	"sync"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/stats/npyrand"
@@ -168,19 +169,21 @@ func newPlan(seed uint64, n, resamples int) (*plan, error) {
 	return drawPlan(npyrand.New(seed), n, resamples)
 }
 
-// drawPlan draws the resamples from g, which it does not change.
+// drawPlan draws the resamples from g, which it does not change. It draws them a resample
+// at a time: numpy's choice keeps nothing between draws but the generator's spare 32 bits,
+// which g keeps too, so the draws are those of one call.
 func drawPlan(g *npyrand.Generator, n, resamples int) (*plan, error) {
 	draws := *g
-	idx, err := indices(&draws, n, resamples)
-	if err != nil {
-		return nil, err
-	}
 	p := &plan{gen: *g, n: n, resamples: resamples, blocks: (n + 3) / 4, extraAt: make([]int32, 1, resamples+1)}
 	p.digits = make([]uint8, p.blocks*resamples)
 	counts := make([]int32, 4*p.blocks)
+	idx := make([]int64, n)
 	for b := range resamples {
+		if err := draws.Choice(int64(n), idx); err != nil {
+			return nil, fmt.Errorf("sacrebleu: %w", err)
+		}
 		clear(counts)
-		for _, r := range idx[b*n : (b+1)*n] {
+		for _, r := range idx {
 			counts[r]++
 		}
 		for blk := range p.blocks {
@@ -200,8 +203,10 @@ func drawPlan(g *npyrand.Generator, n, resamples int) (*plan, error) {
 }
 
 // bootstrapScores is bootstrap over the plan's resamples, by integer sums when st is
-// countable.
-func bootstrapScores(sc Scorer, st Stats, p *plan) (scores, error) {
+// countable. kept, when not nil, holds the column sums of the statistics bootstrapped before
+// with a plan: the columns st shares with them are not summed again, and st's replace them
+// (then st must not change afterwards).
+func bootstrapScores(sc Scorer, st Stats, p *plan, kept *keptColumns) (scores, error) {
 	if !countable(st) {
 		g := p.gen
 		idx, err := indices(&g, p.n, p.resamples)
@@ -211,23 +216,94 @@ func bootstrapScores(sc Scorer, st Stats, p *plan) (scores, error) {
 		return bootstrap(sc, st, idx, p.resamples), nil
 	}
 	d := st.Dim
-	lanes := 2
-	if bound(st) < 1<<21 {
-		lanes = 3
+	cols := make([][]uint64, d) // per statistic, its sum in every resample
+	var todo []int
+	for j := range cols {
+		if cols[j] = kept.column(p, st, j); cols[j] == nil {
+			todo = append(todo, j)
+		}
 	}
-	width := uint(64 / lanes)
-	sums := bootstrapSums(st, p, lanes)
-	dw := (d + lanes - 1) / lanes
+	if len(todo) > 0 {
+		sub := st
+		if len(todo) < d {
+			sub = Stats{Dim: len(todo), Data: make([]float64, 0, st.Rows()*len(todo))}
+			for i := 0; i < len(st.Data); i += d {
+				for _, j := range todo {
+					sub.Data = append(sub.Data, st.Data[i+j])
+				}
+			}
+		}
+		lanes := 2
+		if bound(sub) < 1<<21 {
+			lanes = 3
+		}
+		width := uint(64 / lanes)
+		sums := bootstrapSums(sub, p, lanes)
+		dw := (len(todo) + lanes - 1) / lanes
+		for k, j := range todo {
+			col := make([]uint64, p.resamples)
+			w, sh := k/lanes, width*uint(k%lanes)
+			for b := range col {
+				col[b] = sums[b*dw+w] >> sh & (1<<width - 1)
+			}
+			cols[j] = col
+		}
+	}
+	kept.keep(p, st, cols)
 	out := scores{v: make([]float64, p.resamples), f32: make([]bool, p.resamples)}
 	sum := make([]float64, d)
 	for b := range p.resamples {
-		words := sums[b*dw : b*dw+dw]
-		for j := range sum {
-			sum[j] = float64(words[j/lanes] >> (width * uint(j%lanes)) & (1<<width - 1))
+		for j, col := range cols {
+			sum[j] = float64(col[b])
 		}
 		out.v[b], out.f32[b] = sc.ScoreFromStats(sum, core.StatsFloat32)
 	}
 	return out, nil
+}
+
+// keptColumns keeps, for a plan, the countable statistics last bootstrapped and each of
+// their columns' sums in every resample. Systems scored against the same references share
+// the statistics that only the references make (chrF's reference n-gram counts, BLEU's
+// reference length when there is one reference): bootstrapScores then takes those columns'
+// sums from here. The sums are exact integers, so a kept sum is the one summing again gives.
+// The zero value is empty; a nil *keptColumns keeps nothing. It is safe for concurrent use.
+type keptColumns struct {
+	mu   sync.Mutex
+	p    *plan
+	data []float64 // the statistics (not a copy: see keep)
+	d    int
+	cols [][]uint64 // immutable once kept
+}
+
+// column returns the resample sums of column j of st if the kept statistics of plan p have
+// the same column, else nil.
+func (k *keptColumns) column(p *plan, st Stats, j int) []uint64 {
+	if k == nil {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.p != p || k.d != st.Dim || len(k.data) != len(st.Data) {
+		return nil
+	}
+	for i := j; i < len(st.Data); i += st.Dim {
+		if k.data[i] != st.Data[i] {
+			return nil
+		}
+	}
+	return k.cols[j]
+}
+
+// keep makes st and its column sums cols the kept ones. Neither is copied: the caller must
+// not change them afterwards (a state's derived statistics are immutable), and so the
+// statistics kept cost no memory while their state holds them anyway.
+func (k *keptColumns) keep(p *plan, st Stats, cols [][]uint64) {
+	if k == nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.p, k.d, k.cols, k.data = p, st.Dim, cols, st.Data
 }
 
 // bootstrapSums returns every resample's sums Σ_i c_i·s_i of the countable statistics st,
@@ -256,10 +332,19 @@ func bootstrapSums(st Stats, p *plan, lanes int) []uint64 {
 		}
 	}
 	acc := make([]uint64, B*dw)
-	tab := make([]uint64, 256*dw)
-	for blk := range p.blocks {
-		fillTable(tab, packed[4*blk*dw:4*(blk+1)*dw], dw)
-		addRows(acc, tab, p.digits[blk*B:(blk+1)*B], dw)
+	tab := make([]uint64, 2*256*dw)
+	t1, t2 := tab[:256*dw], tab[256*dw:]
+	for blk := 0; blk < p.blocks; blk += 2 {
+		// Two blocks per pass over the resamples: each resample's sums are read and written
+		// once for both, and the two tables still fit the first-level cache.
+		fillTable(t1, packed[4*blk*dw:4*(blk+1)*dw], dw)
+		d1 := p.digits[blk*B : (blk+1)*B]
+		if blk+1 == p.blocks {
+			addRows(acc, t1, d1, dw)
+			break
+		}
+		fillTable(t2, packed[4*(blk+1)*dw:4*(blk+2)*dw], dw)
+		addRows2(acc, t1, t2, d1, p.digits[(blk+1)*B:(blk+2)*B], dw)
 	}
 	for b := range B {
 		a := acc[b*dw : b*dw+dw]
@@ -341,6 +426,52 @@ func addRows(acc, tab []uint64, digits []uint8, dw int) {
 	}
 }
 
+// addRows2Go is addRows of two tables and their digits at once: row d1[b] of t1 plus row
+// d2[b] of t2 to row b of acc. The pair adds a partial sum of resample b, so it stays
+// within a lane's bound. addRows2 is this, or the same in assembly.
+func addRows2Go(acc, t1, t2 []uint64, d1, d2 []uint8, dw int) {
+	d2 = d2[:len(d1)]
+	switch dw {
+	case 3:
+		for b, e := range d1 {
+			a, r, q := (*[3]uint64)(acc[3*b:]), (*[3]uint64)(t1[3*int(e):]), (*[3]uint64)(t2[3*int(d2[b]):])
+			a[0] += r[0] + q[0]
+			a[1] += r[1] + q[1]
+			a[2] += r[2] + q[2]
+		}
+	case 4:
+		for b, e := range d1 {
+			a, r, q := (*[4]uint64)(acc[4*b:]), (*[4]uint64)(t1[4*int(e):]), (*[4]uint64)(t2[4*int(d2[b]):])
+			a[0] += r[0] + q[0]
+			a[1] += r[1] + q[1]
+			a[2] += r[2] + q[2]
+			a[3] += r[3] + q[3]
+		}
+	case 5:
+		for b, e := range d1 {
+			a, r, q := (*[5]uint64)(acc[5*b:]), (*[5]uint64)(t1[5*int(e):]), (*[5]uint64)(t2[5*int(d2[b]):])
+			a[0] += r[0] + q[0]
+			a[1] += r[1] + q[1]
+			a[2] += r[2] + q[2]
+			a[3] += r[3] + q[3]
+			a[4] += r[4] + q[4]
+		}
+	case 6:
+		for b, e := range d1 {
+			a, r, q := (*[6]uint64)(acc[6*b:]), (*[6]uint64)(t1[6*int(e):]), (*[6]uint64)(t2[6*int(d2[b]):])
+			a[0] += r[0] + q[0]
+			a[1] += r[1] + q[1]
+			a[2] += r[2] + q[2]
+			a[3] += r[3] + q[3]
+			a[4] += r[4] + q[4]
+			a[5] += r[5] + q[5]
+		}
+	default:
+		addRows(acc, t1, d1, dw)
+		addRows(acc, t2, d2, dw)
+	}
+}
+
 // bound is the largest value a lane of bootstrapSums can hold for countable st:
 // max(n, 12)·max(s).
 func bound(st Stats) float64 {
@@ -398,7 +529,7 @@ func Confidence(sc Scorer, st Stats, resamples int, seed uint64) (Result, error)
 	if err != nil {
 		return Result{}, err
 	}
-	bs, err := bootstrapScores(sc, st, p)
+	bs, err := bootstrapScores(sc, st, p, nil)
 	if err != nil {
 		return Result{}, err
 	}
@@ -443,7 +574,8 @@ func PairedBS(sc Scorer, baseline Stats, systems []Stats, resamples int, seed ui
 		return nil, err
 	}
 	blScore := exactScore(sc, baseline)
-	bl, err := bootstrapScores(sc, baseline, p)
+	var kept keptColumns
+	bl, err := bootstrapScores(sc, baseline, p, &kept)
 	if err != nil {
 		return nil, err
 	}
@@ -452,7 +584,7 @@ func PairedBS(sc Scorer, baseline Stats, systems []Stats, resamples int, seed ui
 	out = append(out, Result{Score: blScore, PValue: math.NaN(), Mean: m, HalfWidth: hw, Stderr: math.NaN()})
 	for _, sys := range systems {
 		score := exactScore(sc, sys)
-		ss, err := bootstrapScores(sc, sys, p)
+		ss, err := bootstrapScores(sc, sys, p, &kept)
 		if err != nil {
 			return nil, err
 		}
@@ -547,7 +679,7 @@ func pairedAR(sc Scorer, baseline Stats, systems []Stats, sw *swaps, confidence 
 		if err != nil {
 			return nil, err
 		}
-		bs, err := bootstrapScores(sc, baseline, p)
+		bs, err := bootstrapScores(sc, baseline, p, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -612,7 +744,7 @@ func pairedAR(sc Scorer, baseline Stats, systems []Stats, sw *swaps, confidence 
 			if err != nil {
 				return nil, err
 			}
-			bs, err := bootstrapScores(sc, sys, p)
+			bs, err := bootstrapScores(sc, sys, p, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -863,14 +995,41 @@ func cliEstimate(s scores) (mean, halfWidth float64, err error) {
 		}
 	}
 	sorted, lo, hi := bounds(s.v)
-	sum := new(big.Rat)
-	var x big.Rat
-	for _, v := range s.v {
-		sum.Add(sum, x.SetFloat64(v))
+	return round(exactMean(s.v), f32), round(0.5*round(sorted[hi]-sorted[lo], f32), f32), nil
+}
+
+// exactMean is the mean of finite v computed exactly and rounded once to the nearest float64
+// (statistics.mean's exact fractions): each value is a 53-bit integer times a power of two,
+// so the sum is an integer times 2^emin, added up in a big.Int; one rational division
+// rounds it.
+func exactMean(v []float64) float64 {
+	emin := math.MaxInt
+	for _, x := range v {
+		if x != 0 {
+			_, e := math.Frexp(x)
+			emin = min(emin, e-53)
+		}
 	}
-	sum.Quo(sum, x.SetInt64(int64(len(s.v))))
-	mean, _ = sum.Float64()
-	return round(mean, f32), round(0.5*round(sorted[hi]-sorted[lo], f32), f32), nil
+	if emin == math.MaxInt {
+		return 0 // all zero (statistics.mean gives 0.0 for zeros, whatever their signs)
+	}
+	var sum, t big.Int
+	for _, x := range v {
+		if x == 0 {
+			continue
+		}
+		fr, e := math.Frexp(x)
+		t.SetInt64(int64(fr * (1 << 53))) // exact: |fr| in [0.5, 1)
+		sum.Add(&sum, t.Lsh(&t, uint(e-53-emin)))
+	}
+	den := big.NewInt(int64(len(v)))
+	if emin < 0 {
+		den.Lsh(den, uint(-emin))
+	} else {
+		sum.Lsh(&sum, uint(emin))
+	}
+	mean, _ := new(big.Rat).SetFrac(&sum, den).Float64()
+	return mean
 }
 
 // npMean is ndarray.mean for a 1-d float64 or float32 array: numpy's pairwise sum (one

@@ -22,41 +22,49 @@ type Metric struct {
 	Config stats.Config
 	scorer core.SegmentScorer
 	sig    string
-	plans  *planCache
+	// kept is the column sums of the last state's resamples, which the next state reuses
+	// for the statistics they share (see keptColumns).
+	kept *keptColumns
 }
 
-// planCache keeps the last resamples the metric's set-up drew, for n segments, and the last
-// paired-ar swaps: every system of a compare, and every state's interval, draws the same ones
-// (a few bits per resample or trial and segment: see plan and swaps).
+// planCache keeps the last resamples drawn and the last paired-ar swaps. The draws depend
+// on nothing but the seed, the number of segments and of resamples or trials, so every
+// metric shares one cache (plans): the metrics of a compare (bleu and chrf), and every
+// system's state, draw the same ones, once (a few bits per resample or trial and segment:
+// see plan and swaps). The cached values are immutable.
 type planCache struct {
-	mu    sync.Mutex
-	last  *plan
-	swaps *swaps
+	mu        sync.Mutex
+	last      *plan
+	lastSeed  uint64
+	swaps     *swaps
+	swapsSeed uint64
 }
+
+var plans planCache
 
 // swaps returns the paired-ar swaps of the metric's seed for n segments and trials trials.
 func (m *Metric) swaps(n, trials int) *swaps {
-	m.plans.mu.Lock()
-	defer m.plans.mu.Unlock()
-	if sw := m.plans.swaps; sw != nil && sw.n == n && sw.trials == trials {
+	plans.mu.Lock()
+	defer plans.mu.Unlock()
+	if sw := plans.swaps; sw != nil && plans.swapsSeed == m.Config.Seed && sw.n == n && sw.trials == trials {
 		return sw
 	}
-	m.plans.swaps = drawSwaps(m.Config.Seed, n, trials)
-	return m.plans.swaps
+	plans.swaps, plans.swapsSeed = drawSwaps(m.Config.Seed, n, trials), m.Config.Seed
+	return plans.swaps
 }
 
 // plan returns the resamples of the metric's set-up for n segments.
 func (m *Metric) plan(n int) (*plan, error) {
-	m.plans.mu.Lock()
-	defer m.plans.mu.Unlock()
-	if p := m.plans.last; p != nil && p.n == n {
+	plans.mu.Lock()
+	defer plans.mu.Unlock()
+	if p := plans.last; p != nil && plans.lastSeed == m.Config.Seed && p.n == n && p.resamples == m.Config.Resamples {
 		return p, nil
 	}
 	p, err := newPlan(m.Config.Seed, n, m.Config.Resamples)
 	if err != nil {
 		return nil, err
 	}
-	m.plans.last = p
+	plans.last, plans.lastSeed = p, m.Config.Seed
 	return p, nil
 }
 
@@ -85,7 +93,7 @@ func New(m core.Metric, c stats.Config) (*Metric, error) {
 	if c.Key != "" {
 		sig += ",key=" + c.Key
 	}
-	return &Metric{Metric: m, Config: c, scorer: sc, sig: core.SigExtend(m.Signature(), sig), plans: &planCache{}}, nil
+	return &Metric{Metric: m, Config: c, scorer: sc, sig: core.SigExtend(m.Signature(), sig), kept: &keptColumns{}}, nil
 }
 
 // Signature implements core.Metric: the wrapped signature plus the resampling set-up.
@@ -103,7 +111,7 @@ func (m *Metric) NewState() core.State { return &State{m: m, Main: m.Metric.NewS
 
 // Memory is what a state holds per segment, for `evalstream list`.
 func (m *Metric) Memory() string {
-	return fmt.Sprintf("%d bytes per segment (its %d statistics as float64, Seq and unit); the metric keeps the last resamples drawn (about 0.4 bytes per segment and resample) and paired-ar swaps (2 bits per segment and trial)", 16+8*m.scorer.StatsLen(), m.scorer.StatsLen())
+	return fmt.Sprintf("%d bytes per segment (its %d statistics as float64, Seq and unit); the process keeps the last resamples drawn, shared by every metric (about 0.4 bytes per segment and resample) and paired-ar swaps (2 bits per segment and trial), and the metric a reference to the last interval's statistics and their sums in every resample (8 bytes per statistic and resample)", 16+8*m.scorer.StatsLen(), m.scorer.StatsLen())
 }
 
 // segment identifies one stored segment: its record's Seq (input order) and resampling unit
@@ -116,7 +124,11 @@ type State struct {
 	m    *Metric
 	Main core.State
 	segs []segment
-	data []float64 // StatsLen values per segment
+	// chunks hold StatsLen values per segment, segment after segment in the order of segs,
+	// in chunks of whole segments: a chunk never moves to grow, and Merge takes the other
+	// state's chunks without copying them, capped so that neither state appends into memory
+	// the other reads.
+	chunks [][]float64
 	// failed counts records whose statistics could not be computed (a TER alignment
 	// failure); a state with any has no interval, since its segments no longer pair up.
 	failed int64
@@ -147,7 +159,7 @@ func (s *State) derive() *derived {
 		d.score = exactScore(s.m.scorer, d.st)
 		p, err := s.m.plan(len(d.units))
 		if err == nil {
-			d.boot, err = bootstrapScores(s.m.scorer, d.st, p)
+			d.boot, err = bootstrapScores(s.m.scorer, d.st, p, s.m.kept)
 		}
 		d.err = err
 	}
@@ -163,26 +175,74 @@ func (s *State) Add(ex *core.Example, weight int64) {
 	}
 	s.memo.Store(nil)
 	d := s.m.scorer.StatsLen()
-	n := len(s.data)
+	c := s.room(d)
+	n := len(c)
 	var err error
 	if sa, ok := s.Main.(core.SegmentAdder); ok {
 		// One pass over the segment's n-grams for the main state and the statistics.
-		s.data, err = sa.AddSegment(ex, weight, s.data)
+		c, err = sa.AddSegment(ex, weight, c)
 	} else {
 		s.Main.Add(ex, weight)
-		s.data, err = s.m.scorer.SegmentStats(ex, s.data)
+		c, err = s.m.scorer.SegmentStats(ex, c)
 	}
-	if err != nil || len(s.data) != n+d {
-		s.data = s.data[:n]
+	if err != nil || len(c) != n+d {
+		s.chunks[len(s.chunks)-1] = c[:n]
 		s.failed += weight
 		return
 	}
+	s.chunks[len(s.chunks)-1] = c
 	seg := segment{seq: ex.Seq, unit: ex.Unit}
 	s.segs = append(s.segs, seg)
+	row := c[n : n+d]
 	for w := int64(1); w < weight; w++ {
 		s.segs = append(s.segs, seg)
-		s.data = append(s.data, s.data[n:n+d]...)
+		c := s.room(d)
+		s.chunks[len(s.chunks)-1] = append(c, row...)
 	}
+}
+
+// Chunk sizes, in segments: they double from the first to the largest, so that a state of
+// a few segments (a small slice) stays small and a large one allocates few chunks.
+const (
+	firstChunk = 16
+	maxChunk   = 4096
+)
+
+// room returns the last chunk after making sure it has room for one more segment of d
+// values (a new chunk when not).
+func (s *State) room(d int) []float64 {
+	if k := len(s.chunks); k > 0 {
+		if c := s.chunks[k-1]; cap(c)-len(c) >= d {
+			return c
+		}
+	}
+	segs := firstChunk
+	if k := len(s.chunks); k > 0 {
+		segs = min(maxChunk, 2*cap(s.chunks[k-1])/d)
+	}
+	s.chunks = append(s.chunks, make([]float64, 0, max(segs, firstChunk)*d))
+	return s.chunks[len(s.chunks)-1]
+}
+
+// rows returns each segment's statistics in the order of segs (views into the chunks).
+func (s *State) rows() [][]float64 {
+	d := s.m.scorer.StatsLen()
+	out := make([][]float64, 0, len(s.segs))
+	for _, c := range s.chunks {
+		for i := 0; i+d <= len(c); i += d {
+			out = append(out, c[i:i+d:i+d])
+		}
+	}
+	return out
+}
+
+// values is the number of statistics held (StatsLen per segment).
+func (s *State) values() int {
+	n := 0
+	for _, c := range s.chunks {
+		n += len(c)
+	}
+	return n
 }
 
 // Merge implements core.State.
@@ -192,7 +252,7 @@ func (s *State) Merge(other core.State) error {
 		return core.Incompatible(s, other)
 	}
 	if o == s { // merging a state into itself: read from a copy
-		c := &State{m: o.m, segs: slices.Clone(o.segs), data: slices.Clone(o.data), failed: o.failed}
+		c := &State{m: o.m, segs: slices.Clone(o.segs), chunks: slices.Clone(o.chunks), failed: o.failed}
 		var err error
 		if c.Main, err = core.CopyState(o.m.Metric, o.Main); err != nil {
 			return err
@@ -204,7 +264,11 @@ func (s *State) Merge(other core.State) error {
 		return err
 	}
 	s.segs = append(s.segs, o.segs...)
-	s.data = append(s.data, o.data...)
+	for _, c := range o.chunks {
+		if len(c) > 0 {
+			s.chunks = append(s.chunks, c[:len(c):len(c)])
+		}
+	}
 	s.failed += o.failed
 	return nil
 }
@@ -214,6 +278,7 @@ func (s *State) Merge(other core.State) error {
 // resampling unit. The returned memory is new; the state is not changed.
 func (s *State) Segments() (Stats, []uint64) {
 	d := s.m.scorer.StatsLen()
+	rows := s.rows()
 	idx := make([]int, len(s.segs))
 	for i := range idx {
 		idx[i] = i
@@ -225,12 +290,12 @@ func (s *State) Segments() (Stats, []uint64) {
 		if c := cmp.Compare(s.segs[a].unit, s.segs[b].unit); c != 0 {
 			return c
 		}
-		return slices.Compare(s.data[a*d:a*d+d], s.data[b*d:b*d+d])
+		return slices.Compare(rows[a], rows[b])
 	})
-	st := Stats{Dim: d, Data: make([]float64, 0, len(s.data))}
+	st := Stats{Dim: d, Data: make([]float64, 0, len(s.segs)*d)}
 	units := make([]uint64, len(idx))
 	for k, i := range idx {
-		st.Data = append(st.Data, s.data[i*d:i*d+d]...)
+		st.Data = append(st.Data, rows[i]...)
 		units[k] = s.segs[i].unit
 	}
 	return st, units
@@ -284,7 +349,13 @@ func (s *State) MarshalBinary() ([]byte, error) {
 		e.Uvarint(g.seq)
 		e.Uvarint(g.unit)
 	}
-	e.Float64s(s.data)
+	// As e.Float64s of the chunks one after another.
+	e.Uvarint(uint64(s.values()))
+	for _, c := range s.chunks {
+		for _, x := range c {
+			e.Float64(x)
+		}
+	}
 	return e.B, nil
 }
 
@@ -306,14 +377,17 @@ func (m *Metric) DecodeState(b []byte) (core.State, error) {
 	for i := range s.segs {
 		s.segs[i] = segment{seq: d.Uvarint(), unit: d.Uvarint()}
 	}
-	s.data = d.Float64s()
+	data := d.Float64s()
 	if err := d.Finish(); err != nil {
 		return nil, err
 	}
-	if s.failed < 0 || len(s.data) != n*m.scorer.StatsLen() {
-		return nil, fmt.Errorf("%w: sacrebleu ci state holds %d statistics for %d segments of %d", core.ErrCorruptState, len(s.data), n, m.scorer.StatsLen())
+	if s.failed < 0 || len(data) != n*m.scorer.StatsLen() {
+		return nil, fmt.Errorf("%w: sacrebleu ci state holds %d statistics for %d segments of %d", core.ErrCorruptState, len(data), n, m.scorer.StatsLen())
 	}
-	for _, x := range s.data {
+	if len(data) > 0 {
+		s.chunks = [][]float64{data[:len(data):len(data)]}
+	}
+	for _, x := range data {
 		if math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
 			return nil, fmt.Errorf("%w: sacrebleu ci state holds a statistic %v", core.ErrCorruptState, x)
 		}

@@ -253,3 +253,50 @@ func TestStateMemo(t *testing.T) {
 		require.Equal(t, []float64{wantP.Base, wantP.Cand, wantP.P}, []float64{p.Base, p.Cand, p.P}, typ)
 	}
 }
+
+// A state keeps its segments' statistics in chunks and Merge takes the other state's chunks
+// without copying: both states must go on adding without seeing each other's segments, and
+// a record added with weight w must be w segments, across chunk boundaries.
+func TestStateChunks(t *testing.T) {
+	g := loadGolden(t)
+	recs := readSlice(t, g.Corpora.WMT17.File)["LIUM-NMT"][:90]
+	for _, typ := range []string{"bleu", "chrf"} {
+		m := wrapped(t, typ, "1", sacreConfig(12345))
+		fold := func(weight int64, parts ...[]core.Example) core.State {
+			s := m.NewState()
+			for _, p := range parts {
+				for i := range p {
+					s.Add(&p[i], weight)
+				}
+			}
+			return s
+		}
+		segments := func(s core.State) sacrebleu.Stats {
+			st, _ := s.(*sacrebleu.State).Segments()
+			return st
+		}
+		a, b := fold(1, recs[:20]), fold(1, recs[20:30])
+		require.NoError(t, a.Merge(b))
+		for i := 30; i < 60; i++ {
+			b.Add(&recs[i], 1)
+			a.Add(&recs[i+30], 1)
+		}
+		require.Equal(t, segments(fold(1, recs[:30], recs[60:90])), segments(a), typ)
+		require.Equal(t, segments(fold(1, recs[20:60])), segments(b), typ)
+		ab, err := a.MarshalBinary()
+		require.NoError(t, err)
+		dec, err := m.DecodeState(ab)
+		require.NoError(t, err)
+		dec.Add(&recs[0], 1)
+		require.Equal(t, segments(fold(1, recs[:30], recs[60:90], recs[:1])), segments(dec), typ)
+
+		heavy := fold(5, recs[:30])
+		var once []core.Example
+		for i := range recs[:30] {
+			for range 5 {
+				once = append(once, recs[i])
+			}
+		}
+		require.Equal(t, segments(fold(1, once)), segments(heavy), typ)
+	}
+}
