@@ -71,11 +71,13 @@ func Open(fi fileread.Info, s *fileread.Options) (fileread.Reader, error) {
 		return nil, fmt.Errorf("sources: %w", err)
 	}
 	r := &jsonlReader{fi: fi, f: f, cnt: &countReader{r: f}, dec: newJSONDecoder(s.Fields), max: s.MaxRecord, fields: s.Fields, decoders: &s.Decoders}
-	br := bufio.NewReaderSize(r.cnt, 64<<10)
+	// A small buffer to peek at the magic: lines are read into the line buffers, with reads
+	// of their size that bypass it; gzip gets a large buffer of its own.
+	br := bufio.NewReaderSize(r.cnt, 4<<10)
 	r.br = br
 	magic, _ := br.Peek(2)
 	if strings.HasSuffix(strings.ToLower(fi.Path), ".gz") || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		gz, err := gzip.NewReader(br)
+		gz, err := gzip.NewReader(bufio.NewReaderSize(br, 64<<10))
 		if err != nil {
 			f.Close()
 			return nil, fileread.FileError(fi.Path, "gzip header", fmt.Errorf("%w: %w", fileread.ErrCorrupt, err))
