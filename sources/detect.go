@@ -41,6 +41,9 @@ const (
 	// sniffBytes is how much of a file is read to tell its format: the magic bytes, and
 	// the schema message of a legacy (pre-0.15) Arrow stream, which has no marker.
 	sniffBytes = 64 << 10
+	// sniffFirst is how much is read first: enough for the magic bytes and the start of
+	// JSON Lines text.
+	sniffFirst = 4 << 10
 )
 
 // sniffFile reads the first bytes of the file at path. A FIFO or device is not opened: its
@@ -61,13 +64,24 @@ func sniffFile(path string) (sniffed, error) {
 	if err != nil {
 		return sniffed{}, err
 	}
+	// Most files tell their format in their first bytes (magic, gzip, '{'); an Arrow stream is
+	// told by its first message, which may be longer. A short run reads its input once more,
+	// so this read is kept small when it can be.
 	head := make([]byte, min(st.Size(), sniffBytes))
-	n, err := io.ReadFull(f, head)
+	n, err := io.ReadFull(f, head[:min(len(head), sniffFirst)])
 	if err != nil && err != io.ErrUnexpectedEOF {
 		return sniffed{}, err
 	}
+	s := sniff(head[:n], st.Size())
+	if n < len(head) && s.format != FormatJSONL && (!s.binary || s.format == FormatArrows) {
+		m, err := io.ReadFull(f, head[n:])
+		if err != nil && err != io.ErrUnexpectedEOF {
+			return sniffed{}, err
+		}
+		n += m
+		s = sniff(head[:n], st.Size())
+	}
 	head = head[:n]
-	s := sniff(head, st.Size())
 	if s.format == FormatJSONL && len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
 		if _, err := f.Seek(0, io.SeekStart); err != nil {
 			return sniffed{}, err

@@ -352,7 +352,8 @@ func TestNoFields(t *testing.T) {
 // of equal lines has bytes in proportion to its records), and that one consumer gets full
 // batches to the end.
 func TestTailBatches(t *testing.T) {
-	const lines, batch = 20000, 1024
+	// Enough lines that a full batch is under 1/fileread.BatchShare of the file.
+	const lines, batch = 40000, 1024
 	line := `{"prediction": "a b c d e f g h", "references": ["a b c d"]}` + "\n"
 	path := filepath.Join(t.TempDir(), "tail.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(line, lines)), 0o644))
@@ -393,5 +394,60 @@ func TestTailBatches(t *testing.T) {
 		require.LessOrEqual(t, last, 64, "consumers %d: sizes %v", consumers, sizes)
 		require.Equal(t, 64, sizes[len(sizes)-2], "consumers %d: sizes %v", consumers, sizes)
 		require.Less(t, len(sizes), lines/batch+1+10*consumers, "consumers %d: too many small batches: %v", consumers, sizes)
+	}
+}
+
+// TestBatchBytes checks that a batch of lines covers at most 1/fileread.BatchShare of the
+// input (the line that reaches the bound ends it), in both decoding modes, that a small input
+// keeps batches of at least 32 KiB, and that the batch bytes add up to the file size.
+func TestBatchBytes(t *testing.T) {
+	line := `{"prediction": "` + strings.Repeat("word ", 100) + `", "references": ["a b c d"]}` + "\n"
+	cases := []struct {
+		name  string
+		lines int
+		want  int // records of a batch before the tail
+	}{
+		{name: "share of the input", lines: 3000, want: (3000*len(line)/fileread.BatchShare + len(line) - 1) / len(line)},
+		{name: "small input: 32 KiB batches", lines: 300, want: (32<<10 + len(line) - 1) / len(line)},
+		{name: "tiny input: one batch", lines: 20, want: 20},
+	}
+	for _, tc := range cases {
+		for _, deferred := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s deferred=%v", tc.name, deferred), func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "b.jsonl")
+				require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(line, tc.lines)), 0o644))
+				src, err := OpenFiles(FileConfig{Path: path}, []string{"prediction", "references"}, 1024, 0)
+				require.NoError(t, err)
+				ctx := context.Background()
+				if deferred {
+					ctx = pipeline.WithDeferredDecode(ctx)
+				}
+				var sizes []int
+				var total int64
+				for {
+					b, err := src.Next(ctx)
+					if errors.Is(err, io.EOF) {
+						break
+					}
+					require.NoError(t, err)
+					require.NoError(t, pipeline.DecodeBatch(b))
+					sizes = append(sizes, len(b.Records))
+					total += b.Bytes
+					if b.Release != nil {
+						b.Release()
+					}
+				}
+				require.NoError(t, src.Close())
+				require.Equal(t, int64(tc.lines*len(line)), total)
+				rows := 0
+				for i, n := range sizes {
+					rows += n
+					if i < len(sizes)-1 {
+						require.Equal(t, tc.want, n, "sizes %v", sizes)
+					}
+				}
+				require.Equal(t, tc.lines, rows)
+			})
+		}
 	}
 }

@@ -65,11 +65,13 @@ type vocabEpoch struct {
 	nWords, nBytes atomic.Int64
 }
 
-// NewRougeVocab returns an empty vocabulary for tokenizers that stem when stem is set.
+// NewRougeVocab returns an empty vocabulary for tokenizers that stem when stem is set. Its
+// tables are made by the first tokenizer that uses it: a command builds its metrics more than
+// once (to find the fields they read, then to run), and metrics that share tokens through a
+// core.Memo use the vocabulary of one of them only, so most vocabularies are never used, and
+// their tables (about 56 KB, written at once: see freshmem) would be page faults for nothing.
 func NewRougeVocab(stem bool) *RougeVocab {
-	v := &RougeVocab{stem: stem}
-	v.cur.Store(newVocabEpoch())
-	return v
+	return &RougeVocab{stem: stem}
 }
 
 func newVocabEpoch() *vocabEpoch {
@@ -81,15 +83,16 @@ func newVocabEpoch() *vocabEpoch {
 	return e
 }
 
-// epoch returns the current epoch, replacing it first when it has outgrown the bounds.
+// epoch returns the current epoch, making the first one, or replacing the current one when
+// it has outgrown the bounds.
 func (v *RougeVocab) epoch() *vocabEpoch {
 	e := v.cur.Load()
-	if e.nWords.Load() <= vocabMaxWords && e.nBytes.Load() <= vocabMaxBytes {
+	if e != nil && e.nWords.Load() <= vocabMaxWords && e.nBytes.Load() <= vocabMaxBytes {
 		return e
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if e = v.cur.Load(); e.nWords.Load() > vocabMaxWords || e.nBytes.Load() > vocabMaxBytes {
+	if e = v.cur.Load(); e == nil || e.nWords.Load() > vocabMaxWords || e.nBytes.Load() > vocabMaxBytes {
 		e = newVocabEpoch()
 		v.cur.Store(e)
 	}

@@ -43,6 +43,8 @@ type jsonlReader struct {
 	end     int                 // end of the data read so far
 	eof     bool
 
+	chunkSize int // of the line buffers (fileread.LineChunkSizeFor)
+
 	line int64 // 0-based index of the next physical line
 	dec  *jsonDecoder
 	max  int
@@ -69,18 +71,22 @@ func Open(fi fileread.Info, s *fileread.Options) (fileread.Reader, error) {
 		return nil, fmt.Errorf("sources: %w", err)
 	}
 	r := &jsonlReader{fi: fi, f: f, cnt: &countReader{r: f}, dec: newJSONDecoder(s.Fields), max: s.MaxRecord, fields: s.Fields, decoders: &s.Decoders}
-	br := bufio.NewReaderSize(r.cnt, 64<<10)
+	// A small buffer to peek at the magic: lines are read into the line buffers, with reads
+	// of their size that bypass it; gzip gets a large buffer of its own.
+	br := bufio.NewReaderSize(r.cnt, 4<<10)
 	r.br = br
 	magic, _ := br.Peek(2)
 	if strings.HasSuffix(strings.ToLower(fi.Path), ".gz") || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
-		gz, err := gzip.NewReader(br)
+		gz, err := gzip.NewReader(bufio.NewReaderSize(br, 64<<10))
 		if err != nil {
 			f.Close()
 			return nil, fileread.FileError(fi.Path, "gzip header", fmt.Errorf("%w: %w", fileread.ErrCorrupt, err))
 		}
 		r.gz, r.r = gz, gz
+		r.chunkSize = fileread.LineChunkSize // the size decompressed is not known
 	} else {
 		r.r = br
+		r.chunkSize = fileread.LineChunkSizeFor(fi.Size)
 	}
 	return r, nil
 }
@@ -89,7 +95,7 @@ func Open(fi fileread.Info, s *fileread.Options) (fileread.Reader, error) {
 // with the gzip magic, as Open reads a file; fi names it in positions and errors. The reader
 // does not close in.
 func OpenReader(fi fileread.Info, s *fileread.Options, in io.Reader) (fileread.Reader, error) {
-	r := &jsonlReader{fi: fi, cnt: &countReader{r: in}, dec: newJSONDecoder(s.Fields), max: s.MaxRecord, fields: s.Fields, decoders: &s.Decoders}
+	r := &jsonlReader{fi: fi, cnt: &countReader{r: in}, dec: newJSONDecoder(s.Fields), max: s.MaxRecord, fields: s.Fields, decoders: &s.Decoders, chunkSize: fileread.LineChunkSize}
 	r.br = bufio.NewReaderSize(r.cnt, 64<<10)
 	r.r = r.br
 	if magic, _ := r.br.Peek(2); bytes.Equal(magic, []byte{0x1f, 0x8b}) {
@@ -177,11 +183,13 @@ func (r *jsonlReader) Fill(b *fileread.Builder, n int) error {
 	if r.pendingErr != nil {
 		return r.pendingErr
 	}
-	for added := 0; added < n; added++ {
+	lineBytes := 0
+	for added := 0; added < n && (b.MaxBytes <= 0 || lineBytes < b.MaxBytes); added++ {
 		l, err := r.nextRecordLine()
 		if err != nil {
 			return err
 		}
+		lineBytes += len(l.b) + 1
 		rec := b.Add(l.row, n)
 		if l.tooLarge {
 			rec.Err = fileread.TooLargeError(l.size, r.max)
@@ -297,7 +305,7 @@ func (r *jsonlReader) grow() {
 	// A long line grows its chunk 4x at a time: the chunks it leaves behind are garbage
 	// until the next collection, and 4x keeps their sum at a third of the last chunk's size
 	// (2x would double it): a line of max_record_bytes or more costs at most 4/3 of the limit.
-	size := fileread.LineChunkSize
+	size := r.chunkSize
 	for size < 4*need {
 		size *= 2
 	}
@@ -328,7 +336,7 @@ func (r *jsonlReader) discardLine() ([]byte, bool, int64, error) {
 	size := int64(r.end - r.start)
 	for {
 		if len(r.chunk)-r.start < 4096 {
-			r.setChunk(fileread.NewLineChunk(fileread.LineChunkSize))
+			r.setChunk(fileread.NewLineChunk(r.chunkSize))
 			r.start = 0
 		}
 		n, err := r.r.Read(r.chunk[r.start:])

@@ -10,6 +10,10 @@ type Arena struct {
 	lists  [][]string
 	floats []float64
 	bytes  []byte
+	// The byte chunks filled since the last Reset, and those free for reuse after it: a
+	// batch's unescaped strings take a few chunks, and a run recycles its batches' arenas,
+	// so that reading takes no fresh memory for them in the steady state.
+	fullBytes, spareBytes [][]byte
 }
 
 const (
@@ -23,6 +27,9 @@ const (
 // current backing arrays for reuse.
 func (a *Arena) Reset() {
 	a.strs, a.lists, a.floats, a.bytes = a.strs[:0], a.lists[:0], a.floats[:0], a.bytes[:0]
+	a.spareBytes = append(a.spareBytes, a.fullBytes...)
+	clear(a.fullBytes)
+	a.fullBytes = a.fullBytes[:0]
 }
 
 // EmptyStrs is the value of every empty list (JSON [] and empty Arrow lists). Consumers must
@@ -68,7 +75,16 @@ func (a *Arena) AllocBytes(n int) []byte {
 		if n > arenaBytes/4 {
 			return make([]byte, n)
 		}
-		a.bytes = make([]byte, 0, arenaBytes)
+		if cap(a.bytes) > 0 {
+			a.fullBytes = append(a.fullBytes, a.bytes)
+		}
+		if k := len(a.spareBytes); k > 0 {
+			a.bytes = a.spareBytes[k-1][:0]
+			a.spareBytes[k-1] = nil
+			a.spareBytes = a.spareBytes[:k-1]
+		} else {
+			a.bytes = make([]byte, 0, arenaBytes)
+		}
 	}
 	l := len(a.bytes)
 	a.bytes = a.bytes[:l+n]

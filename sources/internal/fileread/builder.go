@@ -45,6 +45,10 @@ type Builder struct {
 	Ar      Arena
 	Held    []interface{ Release() } // Arrow records the batch's strings alias
 	Rows    int                      // records in the batch, built or not yet (columns)
+	// MaxBytes, when > 0, asks a reader of lines to end the batch once its lines hold that
+	// many bytes, whatever the record count asked for (at least one record is added). The
+	// source sets it (see BatchShare); readers of columns ignore it.
+	MaxBytes int
 
 	// Deferred decoding (pipeline.DeferredDecode): the reader only splits the input and
 	// Decode finishes the batch on the consumer's goroutine.

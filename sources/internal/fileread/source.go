@@ -81,6 +81,7 @@ func (s *Source) Next(ctx context.Context) (*pipeline.Batch, error) {
 		b := NewBuilder(fi.Path, s.idx, len(s.o.Fields))
 		b.Deferred = pipeline.DeferredDecode(ctx)
 		b.Columns = pipeline.ColumnsAccepted(ctx)
+		b.MaxBytes = s.batchBytes()
 		err := s.cur.Fill(b, s.nextBatchSize(pipeline.Consumers(ctx)))
 		if err != nil && err != io.EOF {
 			b.Release()
@@ -116,6 +117,25 @@ func (s *Source) Next(ctx context.Context) (*pipeline.Batch, error) {
 		s.outBytes += batch.Bytes
 		return batch, nil
 	}
+}
+
+// BatchShare bounds the share of the input a batch of lines covers: at most 1/BatchShare of
+// its bytes (but not less than minBatchBytes). A run holds a few batches at a time (those
+// being folded, those queued and the one being read), and a batch's buffers (records,
+// unescaped strings, and in deferred mode its lines) are reused once it is released. With
+// batches of a small share of the input, a short run reuses most of them instead of taking
+// fresh memory (a page fault per 4 KiB) for the whole input: a file of 1,500 summaries was
+// two batches, the first of 1,024 records. An input of BatchShare full batches or more is
+// read in full batches, as before.
+const BatchShare = 32
+
+// minBatchBytes is the least a batch is bounded to: below it, the cost of a batch (handing it
+// to a worker, waking it) is no longer small next to its records'.
+const minBatchBytes = 32 << 10
+
+// batchBytes is the Builder.MaxBytes of a batch.
+func (s *Source) batchBytes() int {
+	return int(max(s.total/BatchShare, minBatchBytes))
 }
 
 // nextBatchSize is the number of records of the next batch. With several consumers, the last
