@@ -24,10 +24,11 @@ import (
 // and the tables take the cache and memory once. Looking a word up takes no lock (see
 // RougeVocab); adding one does.
 
-// Bounds of the vocabulary: Reset starts a new one when it holds more words or bytes than
-// this, so its memory stays bounded (under 9 MB: at most 4.5 MiB of word slots in the two
-// word tables, 2 MiB of token slots and the bytes, plus one vocabulary being replaced) whatever
-// the corpus.
+// Bounds of the vocabulary: Reset starts a new one when it holds more words, tokens or bytes
+// than this, so one vocabulary stays under 9 MB (at most 4.5 MiB of word slots in the two
+// word tables, 2 MiB of token slots and the bytes) whatever the corpus. A tokenizer keeps its
+// vocabulary until its next Reset, so while one is replaced up to one per tokenizer (worker)
+// plus the new one are alive.
 const (
 	vocabMaxWords = 1 << 16
 	vocabMaxBytes = 1 << 21 // of the long words and of the tokens
@@ -63,6 +64,14 @@ type vocabEpoch struct {
 	// The words of the tables, and the bytes of long words and tokens: for the bounds
 	// (written under mu, read by Reset without it).
 	nWords, nBytes atomic.Int64
+	// The tokens: a word adds at most one, but TokenID (pre-tokenized input, text the fast
+	// path hands over) adds tokens without words, so they are bounded on their own.
+	nToks atomic.Int64
+}
+
+// full reports whether the epoch has outgrown the bounds (Reset then starts a new one).
+func (e *vocabEpoch) full() bool {
+	return e.nWords.Load() > vocabMaxWords || e.nToks.Load() > vocabMaxWords || e.nBytes.Load() > vocabMaxBytes
 }
 
 // NewRougeVocab returns an empty vocabulary for tokenizers that stem when stem is set. Its
@@ -87,12 +96,12 @@ func newVocabEpoch() *vocabEpoch {
 // it has outgrown the bounds.
 func (v *RougeVocab) epoch() *vocabEpoch {
 	e := v.cur.Load()
-	if e != nil && e.nWords.Load() <= vocabMaxWords && e.nBytes.Load() <= vocabMaxBytes {
+	if e != nil && !e.full() {
 		return e
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if e = v.cur.Load(); e == nil || e.nWords.Load() > vocabMaxWords || e.nBytes.Load() > vocabMaxBytes {
+	if e = v.cur.Load(); e == nil || e.full() {
 		e = newVocabEpoch()
 		v.cur.Store(e)
 	}
@@ -296,6 +305,7 @@ func (e *vocabEpoch) tokenID(tok string) int32 {
 	id := e.ids.Load()
 	e.toks.insert(sl, tok, h, id)
 	e.ids.Store(id + 1)
+	e.nToks.Add(1)
 	e.nBytes.Add(int64(len(tok)))
 	return id
 }

@@ -94,3 +94,21 @@ func TestRougeVocabShared(t *testing.T) {
 		})
 	}
 }
+
+// TestRougeVocabTokenBound: tokens added by TokenID alone (pre-tokenized input) count against
+// the vocabulary's bounds as words do, so short distinct tokens renew it past vocabMaxWords
+// tokens instead of growing it until their bytes reach vocabMaxBytes.
+func TestRougeVocabTokenBound(t *testing.T) {
+	rt := NewRougeTokenizerWith(NewRougeVocab(false))
+	rt.Reset()
+	first := rt.ep
+	for i := 0; i <= vocabMaxWords; i++ {
+		rt.TokenID(fmt.Sprintf("%x", i)) // at most 5 bytes: far below vocabMaxBytes in all
+	}
+	require.Less(t, first.nBytes.Load(), int64(vocabMaxBytes))
+	require.Equal(t, vocabMaxWords+2, rt.NumIDs()) // the empty token's id and one per token
+	rt.Reset()
+	require.NotSame(t, first, rt.ep, "a vocabulary of more than vocabMaxWords tokens is renewed")
+	require.Equal(t, 1, rt.NumIDs())
+	require.Equal(t, int32(1), rt.TokenID("a"))
+}
