@@ -64,9 +64,15 @@ type Config struct {
 	// Stdin is read for the path "-"; nil means os.Stdin.
 	Stdin io.Reader
 	// SegmentMajor emits the records segment by segment (every system's line i before any
-	// line i+1) instead of system by system; it holds every hypothesis file in memory.
+	// line i+1) instead of system by system. That holds every hypothesis file in memory, so
+	// it applies only while they are at most SegmentMajorMaxBytes together (decompressed);
+	// larger inputs come system by system, one file in memory at a time. The records, their
+	// Seq and their content are the same either way; only their order differs.
 	SegmentMajor bool
 }
+
+// SegmentMajorMaxBytes bounds the memory Config.SegmentMajor may take for the hypotheses.
+var SegmentMajorMaxBytes int64 = 256 << 20
 
 // lines is a decoded text file: the file's content and its lines (substrings of it).
 type lines struct {
@@ -186,6 +192,7 @@ func Open(ctx context.Context, cfg Config, fields []string, batchSize int) (*Sou
 		}
 		s.total += size
 	}
+	s.segmentMajor = s.segmentMajor && s.total <= SegmentMajorMaxBytes
 	return s, nil
 }
 

@@ -53,7 +53,7 @@ func readAll(t *testing.T, cfg Config, fields []string, batch int) ([]string, er
 	var out []string
 	var seqs []uint64
 	order := func(seq uint64) uint64 {
-		if cfg.SegmentMajor { // line, then system
+		if cfg.SegmentMajor && s.segmentMajor { // line, then system
 			return seq<<16 | seq>>48
 		}
 		return seq
@@ -174,5 +174,41 @@ func TestRecords(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSegmentMajorBudget: segment-major order holds every hypothesis file in memory, so it
+// applies only while they fit SegmentMajorMaxBytes; past it the records come system by
+// system, the same records with the same Seq.
+func TestSegmentMajorBudget(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+		return path
+	}
+	cfg := Config{
+		Hypotheses:   []string{write("a.txt", "a1\na2\na3\n"), write("b.txt", "b1\nb2\nb3\n")},
+		References:   []string{write("ref.txt", "r1\nr2\nr3\n")},
+		SegmentMajor: true,
+	}
+	fields := []string{"prediction", "references"}
+	plain := cfg
+	plain.SegmentMajor = false
+	want, err := readAll(t, plain, fields, 2)
+	require.NoError(t, err)
+	defer func(old int64) { SegmentMajorMaxBytes = old }(SegmentMajorMaxBytes)
+	for _, tc := range []struct {
+		budget       int64
+		segmentMajor bool
+	}{{18, true}, {17, false}, {0, false}} { // the hypotheses are 18 bytes
+		SegmentMajorMaxBytes = tc.budget
+		s, err := Open(context.Background(), cfg, fields, 2)
+		require.NoError(t, err)
+		require.Equal(t, tc.segmentMajor, s.segmentMajor, "budget %d", tc.budget)
+		require.NoError(t, s.Close())
+		got, err := readAll(t, cfg, fields, 2)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "budget %d", tc.budget)
 	}
 }
