@@ -75,7 +75,7 @@ func cmdCompare(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	rep, err := compare.Compare(systems, base, opt)
+	rep, err := compare.Compare(ctx, systems, base, opt)
 	if err != nil {
 		if errors.Is(err, stats.ErrUnpaired) || errors.Is(err, stats.ErrNoReplicates) {
 			return usageErr("%v", err)

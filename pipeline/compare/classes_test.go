@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand"
@@ -94,7 +95,7 @@ func percentile(sorted []float64, q float64) float64 {
 
 func compareOne(t *testing.T, name string, base, cand *stats.BootstrapState) *Report {
 	t.Helper()
-	rep, err := Compare([]System{{Name: "base", States: []core.State{base}}, {Name: "cand", States: []core.State{cand}}}, 0,
+	rep, err := Compare(context.Background(), []System{{Name: "base", States: []core.State{base}}, {Name: "cand", States: []core.State{cand}}}, 0,
 		Options{Test: TestBootstrap, Alpha: 0.05, Names: []string{name}, CI: classCI})
 	require.NoError(t, err)
 	return rep
@@ -218,7 +219,7 @@ func TestPerClassOutputNamesClasses(t *testing.T) {
 	sys := func(name string, preds []int64) System {
 		return System{Name: name, States: []core.State{foldClasses(f1, str(preds), str(labels)), foldClasses(cm, ids(preds), ids(labels))}}
 	}
-	rep, err := Compare([]System{sys("base", base), sys("cand", cand)}, 0, Options{Test: TestBootstrap, Alpha: 0.05, Names: []string{"f1", "cm"}, CI: classCI})
+	rep, err := Compare(context.Background(), []System{sys("base", base), sys("cand", cand)}, 0, Options{Test: TestBootstrap, Alpha: 0.05, Names: []string{"f1", "cm"}, CI: classCI})
 	require.NoError(t, err)
 	// Names give the same numbers as ids.
 	byID := compareOne(t, "f1", foldClasses(f1, ids(base), ids(labels)), foldClasses(f1, ids(cand), ids(labels))).Metrics[0].Rows[1]
@@ -298,7 +299,7 @@ func TestPerClassOutputNamesClasses(t *testing.T) {
 func TestPerClassUnderRandomization(t *testing.T) {
 	labels, base, cand := threeClassData(false)
 	m := bootMetric(t, map[string]any{"type": "f1"})
-	rep, err := Compare([]System{{Name: "base", States: []core.State{foldClasses(m, ids(base), ids(labels))}}, {Name: "cand", States: []core.State{foldClasses(m, ids(cand), ids(labels))}}}, 0,
+	rep, err := Compare(context.Background(), []System{{Name: "base", States: []core.State{foldClasses(m, ids(base), ids(labels))}}, {Name: "cand", States: []core.State{foldClasses(m, ids(cand), ids(labels))}}}, 0,
 		Options{Test: TestRandomization, Alpha: 0.05, Names: []string{"f1"}, CI: classCI, Trials: 100})
 	require.NoError(t, err)
 	row := rep.Metrics[0].Rows[1]

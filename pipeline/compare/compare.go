@@ -7,6 +7,7 @@ package compare
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,18 +92,19 @@ func (r Row) Significant(alpha float64) bool { return r.Tested && r.Test.P < alp
 
 // Compare tests every candidate of systems against systems[base]. Every system must hold
 // states of the same metrics and set-up (the caller checks headers and names the
-// difference; here a mismatch surfaces as an error wrapping stats.ErrUnpaired).
-func Compare(systems []System, base int, o Options) (*Report, error) {
+// difference; here a mismatch surfaces as an error wrapping stats.ErrUnpaired). It stops
+// between two paired tests when ctx is done, with an error wrapping ctx's cause.
+func Compare(ctx context.Context, systems []System, base int, o Options) (*Report, error) {
 	r := &Report{Baseline: systems[base].Name, Options: o}
 	order := append([]int{base}, without(len(systems), base)...)
 	overall := func(s System) []core.State { return s.States }
 	overallAR := func(s System) []core.State { return s.AR }
 	var err error
-	if r.Metrics, err = compareStates(systems, order, o, overall, overallAR); err != nil {
+	if r.Metrics, err = compareStates(ctx, systems, order, o, overall, overallAR); err != nil {
 		return nil, err
 	}
 	for _, k := range commonSlices(systems) {
-		ms, err := compareStates(systems, order, o,
+		ms, err := compareStates(ctx, systems, order, o,
 			func(s System) []core.State { return s.Slices[k] },
 			func(s System) []core.State { return s.ARSlices[k] })
 		if err != nil {
@@ -142,12 +144,15 @@ func commonSlices(systems []System) []string {
 	return keys
 }
 
-func compareStates(systems []System, order []int, o Options, get, getAR func(System) []core.State) ([]Metric, error) {
+func compareStates(ctx context.Context, systems []System, order []int, o Options, get, getAR func(System) []core.State) ([]Metric, error) {
 	out := make([]Metric, len(o.Names))
 	for i, name := range o.Names {
 		m := Metric{Name: name}
 		bst := get(systems[order[0]])[i]
 		for j, si := range order {
+			if ctx.Err() != nil {
+				return nil, fmt.Errorf("compare stopped: %w", context.Cause(ctx))
+			}
 			st := get(systems[si])[i]
 			row := Row{System: systems[si].Name, Baseline: j == 0}
 			res := st.Result()

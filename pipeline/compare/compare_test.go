@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -43,7 +45,7 @@ func TestCompareUsesAStateOwnPairedTestAndRendersRows(t *testing.T) {
 		sys("cand", 0.5, []float64{0.1, 0.2}, math.NaN()),
 		sys("base", 0.25, []float64{0.3, 0.4}, 1.0),
 	}
-	rep, err := Compare(systems, 1, Options{Test: TestBootstrap, Alpha: 0.05, Names: []string{"acc", "f1", "odd"}, CI: stats.Config{Resamples: 10, Seed: 3}, Trials: 7})
+	rep, err := Compare(context.Background(), systems, 1, Options{Test: TestBootstrap, Alpha: 0.05, Names: []string{"acc", "f1", "odd"}, CI: stats.Config{Resamples: 10, Seed: 3}, Trials: 7})
 	require.NoError(t, err)
 	for _, tc := range []struct {
 		metric int
@@ -78,4 +80,19 @@ func TestCompareUsesAStateOwnPairedTestAndRendersRows(t *testing.T) {
 	var tb strings.Builder
 	require.NoError(t, rep.WriteTable(&tb, 4))
 	require.Regexp(t, `acc\s+cand\s+0\.5\s+\+0\.25\s+p = 0\.0100 \*`, tb.String())
+}
+
+// TestCompareStopsWithItsContext: a signal cancels the command's context while compare runs
+// its paired tests; Compare then stops with the context's cause instead of finishing (and the
+// command exiting 0 after SIGTERM).
+func TestCompareStopsWithItsContext(t *testing.T) {
+	systems := []System{
+		{Name: "base", States: []core.State{&pairerState{value: 0.25, p: 0.01}}},
+		{Name: "cand", States: []core.State{&pairerState{value: 0.5, p: 0.01}}},
+	}
+	stop := errors.New("interrupted by SIGTERM")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(stop)
+	_, err := Compare(ctx, systems, 0, Options{Test: TestBootstrap, Alpha: 0.05, Names: []string{"acc"}, Trials: 7})
+	require.ErrorIs(t, err, stop)
 }
