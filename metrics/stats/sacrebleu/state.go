@@ -279,6 +279,20 @@ func (s *State) Merge(other core.State) error {
 func (s *State) Segments() (Stats, []uint64) {
 	d := s.m.scorer.StatsLen()
 	rows := s.rows()
+	idx := s.order(rows)
+	st := Stats{Dim: d, Data: make([]float64, 0, len(s.segs)*d)}
+	units := make([]uint64, len(idx))
+	for k, i := range idx {
+		st.Data = append(st.Data, rows[i]...)
+		units[k] = s.segs[i].unit
+	}
+	return st, units
+}
+
+// order returns the indices of the segments (rows: s.rows()) in input order: by record
+// sequence number, then unit, then statistics, so that it does not depend on the order the
+// workers added and merged them.
+func (s *State) order(rows [][]float64) []int {
 	idx := make([]int, len(s.segs))
 	for i := range idx {
 		idx[i] = i
@@ -292,13 +306,7 @@ func (s *State) Segments() (Stats, []uint64) {
 		}
 		return slices.Compare(rows[a], rows[b])
 	})
-	st := Stats{Dim: d, Data: make([]float64, 0, len(s.segs)*d)}
-	units := make([]uint64, len(idx))
-	for k, i := range idx {
-		st.Data = append(st.Data, rows[i]...)
-		units[k] = s.segs[i].unit
-	}
-	return st, units
+	return idx
 }
 
 // Failed is the number of records (weighted) whose statistics could not be computed.
@@ -344,15 +352,19 @@ func (s *State) MarshalBinary() ([]byte, error) {
 	}
 	e.String(string(mb))
 	e.Varint(s.failed)
-	e.Uvarint(uint64(len(s.segs)))
-	for _, g := range s.segs {
-		e.Uvarint(g.seq)
-		e.Uvarint(g.unit)
+	// The segments in input order (Segments), so that the bytes do not depend on the order
+	// the workers added and merged them.
+	rows := s.rows()
+	idx := s.order(rows)
+	e.Uvarint(uint64(len(idx)))
+	for _, i := range idx {
+		e.Uvarint(s.segs[i].seq)
+		e.Uvarint(s.segs[i].unit)
 	}
-	// As e.Float64s of the chunks one after another.
+	// As e.Float64s of the rows one after another.
 	e.Uvarint(uint64(s.values()))
-	for _, c := range s.chunks {
-		for _, x := range c {
+	for _, i := range idx {
+		for _, x := range rows[i] {
 			e.Float64(x)
 		}
 	}

@@ -300,3 +300,34 @@ func TestStateChunks(t *testing.T) {
 		require.Equal(t, segments(fold(1, once)), segments(heavy), typ)
 	}
 }
+
+// TestStateBytesOrderFree: a state's bytes list its segments in input order, whatever order
+// the workers added and merged them in (a saved state is an output: same input, same bytes).
+func TestStateBytesOrderFree(t *testing.T) {
+	g := loadGolden(t)
+	recs := readSlice(t, g.Corpora.WMT17.File)["LIUM-NMT"][:60]
+	for _, typ := range []string{"bleu", "chrf"} {
+		m := wrapped(t, typ, "1", sacreConfig(12345))
+		fold := func(order []int) core.State {
+			s := m.NewState()
+			for _, i := range order {
+				s.Add(&recs[i], 1)
+			}
+			return s
+		}
+		var inOrder, reversed []int
+		for i := range recs {
+			inOrder = append(inOrder, i)
+			reversed = append([]int{i}, reversed...)
+		}
+		want, err := fold(inOrder).MarshalBinary()
+		require.NoError(t, err)
+		merged := fold(reversed[:25])
+		require.NoError(t, merged.Merge(fold(reversed[25:])))
+		for _, s := range []core.State{fold(reversed), merged} {
+			got, err := s.MarshalBinary()
+			require.NoError(t, err)
+			require.Equal(t, want, got, typ)
+		}
+	}
+}
