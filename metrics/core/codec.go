@@ -31,7 +31,8 @@ func (e *Encoder) Float64s(xs []float64) {
 	}
 }
 
-// Sum writes an exact sum.
+// Sum writes an exact sum by its value (Sum.canonicalTerms): sums equal whatever the order
+// of their additions and merges write the same bytes.
 func (e *Encoder) Sum(s *Sum) {
 	var flags byte
 	if s.posInf {
@@ -44,7 +45,7 @@ func (e *Encoder) Sum(s *Sum) {
 		flags |= 4
 	}
 	e.Byte(flags)
-	e.Float64s(s.partials)
+	e.Float64s(s.canonicalTerms())
 }
 
 // Decoder reads what an Encoder wrote. The first error sticks: later reads return zero

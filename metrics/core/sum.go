@@ -1,6 +1,9 @@
 package core
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Sum is an exact floating-point accumulator (Shewchuk's non-overlapping partials, as in
 // Python's math.fsum). Float returns the exactly rounded value of everything added, so the
@@ -126,6 +129,29 @@ func (s *Sum) Float() float64 {
 		}
 	}
 	return hi
+}
+
+// canonicalTerms returns the finite part of s as terms determined by its exact value alone,
+// in increasing magnitude: the value rounded to the nearest float64, then what is left of it
+// rounded, and so on. The partials themselves depend on the order of the additions, and a
+// saved state must not (same input, same bytes). An exact value has at most ~2,100
+// significant bits, so the loop ends after about 40 terms; the bound is a guard.
+func (s *Sum) canonicalTerms() []float64 {
+	left := Sum{partials: append([]float64(nil), s.partials...)}
+	var terms []float64
+	for range 64 {
+		f := left.Float()
+		if f == 0 {
+			slices.Reverse(terms)
+			return terms
+		}
+		if math.IsInf(f, 0) {
+			break
+		}
+		terms = append(terms, f)
+		left.Add(-f)
+	}
+	return s.partials
 }
 
 // IsZero reports whether nothing but zeros was added.
