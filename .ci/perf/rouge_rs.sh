@@ -17,7 +17,7 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import rouge_score_rs
 fi
 work=.cache/perf-work
 mkdir -p "$work"
-go build -o "$work/evalstream" ./cmd/evalstream
+CGO_ENABLED=0 go build -trimpath -o "$work/evalstream" ./cmd/evalstream # static, as the README builds it
 runs=7
 if [ "${1:-}" = "--runs" ]; then runs=$2; shift 2; fi
 files=("$@")
