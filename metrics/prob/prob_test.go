@@ -8,6 +8,7 @@ import (
 
 	"github.com/evalstream/evalstream/internal/buildinfo"
 	"github.com/evalstream/evalstream/metrics/core"
+	"github.com/evalstream/evalstream/metrics/internal/goldentest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -530,15 +531,7 @@ func TestDecodeRejectsInconsistentStates(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, s := tc.state(t)
-			b, err := s.MarshalBinary()
-			require.NoError(t, err)
-			_, err = m.DecodeState(b)
-			require.NoError(t, err, "the unbroken state decodes")
-			tc.break_(s)
-			b, err = s.MarshalBinary()
-			require.NoError(t, err)
-			_, err = m.DecodeState(b)
-			require.ErrorIs(t, err, core.ErrCorruptState)
+			goldentest.RequireCorruptWhenBroken(t, m, s, tc.break_)
 		})
 	}
 }
@@ -564,11 +557,6 @@ func TestDecodeTruncated(t *testing.T) {
 		for _, r := range tc.recs {
 			s.Add(ex(r[0], r[1]), 1)
 		}
-		b, err := s.MarshalBinary()
-		require.NoError(t, err)
-		for n := range len(b) {
-			_, err := m.DecodeState(b[:n])
-			require.ErrorIs(t, err, core.ErrCorruptState, "%s: %d of %d bytes", tc.typ, n, len(b))
-		}
+		t.Run(tc.typ, func(t *testing.T) { goldentest.RequireCorruptPrefixes(t, m, s) })
 	}
 }

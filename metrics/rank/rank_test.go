@@ -436,15 +436,7 @@ func TestDecodeRejectsInconsistentNames(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, s := fold(t, tc.typ, tc.opts, tc.exs...)
-			b, err := s.MarshalBinary()
-			require.NoError(t, err)
-			_, err = m.DecodeState(b)
-			require.NoError(t, err, "the unbroken state decodes")
-			tc.break_(s)
-			b, err = s.MarshalBinary()
-			require.NoError(t, err)
-			_, err = m.DecodeState(b)
-			require.ErrorIs(t, err, core.ErrCorruptState)
+			goldentest.RequireCorruptWhenBroken(t, m, s, tc.break_)
 		})
 	}
 }
@@ -468,12 +460,7 @@ func TestDecodeTruncated(t *testing.T) {
 		for i := range tc.exs {
 			s.Add(&tc.exs[i], 1)
 		}
-		b, err := s.MarshalBinary()
-		require.NoError(t, err)
-		for n := range len(b) {
-			_, err := m.DecodeState(b[:n])
-			require.ErrorIs(t, err, core.ErrCorruptState, "%s: %d of %d bytes", tc.typ, n, len(b))
-		}
+		t.Run(tc.typ, func(t *testing.T) { goldentest.RequireCorruptPrefixes(t, m, s) })
 	}
 }
 

@@ -400,3 +400,30 @@ func writeExact(buf *bytes.Buffer, x any) {
 		fmt.Fprint(buf, x)
 	}
 }
+
+// RequireCorruptPrefixes requires every proper prefix of s's bytes to decode as corrupt (an
+// error wrapping core.ErrCorruptState, never a panic or a state).
+func RequireCorruptPrefixes(t *testing.T, m core.Metric, s core.State) {
+	t.Helper()
+	b, err := s.MarshalBinary()
+	require.NoError(t, err)
+	for n := range len(b) {
+		_, err := m.DecodeState(b[:n])
+		require.ErrorIs(t, err, core.ErrCorruptState, "%d of %d bytes", n, len(b))
+	}
+}
+
+// RequireCorruptWhenBroken requires s's bytes to decode, and to decode as corrupt once
+// breakState has made s inconsistent (which its encoder writes as it is).
+func RequireCorruptWhenBroken[S core.State](t *testing.T, m core.Metric, s S, breakState func(S)) {
+	t.Helper()
+	b, err := s.MarshalBinary()
+	require.NoError(t, err)
+	_, err = m.DecodeState(b)
+	require.NoError(t, err, "the unbroken state decodes")
+	breakState(s)
+	b, err = s.MarshalBinary()
+	require.NoError(t, err)
+	_, err = m.DecodeState(b)
+	require.ErrorIs(t, err, core.ErrCorruptState)
+}
