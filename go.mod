@@ -58,3 +58,5 @@ require (
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20231002182017-d307bd883b97 // indirect
 	google.golang.org/grpc v1.58.3 // indirect
 )
+
+replace github.com/segmentio/kafka-go => ./third_party/kafka-go
