@@ -2,7 +2,6 @@ package rouge
 
 import (
 	"math/bits"
-	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/internal/freshmem"
 	"github.com/evalstream/evalstream/metrics/tokenize"
@@ -222,28 +221,21 @@ func (b *bitLCS) length(s []int32) int {
 // Prediction sentences of 1 to 63 symbols share 64-bit words (packs): each has a segment of
 // its own, followed by a guard bit that is always 0 in V and in the masks, so the carry out of
 // a segment's addition stops there (it is cleared after each step), exactly as it falls off
-// the top of a word of its own. The rows of one reference sentence against every sentence of
-// a pack then take one pass over the reference sentence instead of one per prediction
-// sentence; they are kept for the next backtrack of the same reference sentence and pack.
+// the top of a word of its own. One pass over a reference sentence then computes its rows
+// against every sentence of a pack, and one walk back over them reads the LCS indices of all
+// of them (unionPacked).
 type lsumLCS struct {
 	k     int      // column symbols are < k; other row symbols match nothing
 	off   []int    // off[p]: start in masks of prediction sentence p's k rows of w[p] words
 	w     []int    // words per row of sentence p (not packed)
 	masks []uint64 // bit j of sentence p's row s is set when c[j] == s
-	rows  []uint64 // V_0..V_|r| of the current pair, or of the current reference and pack
+	rows  []uint64 // V_0..V_|r| of the current pair, or D_1..D_|r| of the current pack
+	idx   []int32  // backtrack's indices, in union
 
 	pack   []int32  // pack[p]: the pack of sentence p, or -1
-	shift  []uint8  // shift[p]: the lowest bit of sentence p's segment in its pack
 	pmasks []uint64 // pack g's row for symbol s is pmasks[g*k+s]
 	guards []uint64 // guards[g]: the guard bits of pack g
 	used   int      // bits taken in the last pack
-
-	// rows holds the rows of pack rowsPack against the reference sentence at rowsRef (of
-	// rowsLen symbols) when rowsOK.
-	rowsOK   bool
-	rowsPack int
-	rowsRef  *int32
-	rowsLen  int
 }
 
 // reset forgets the sentences of the last example; symbols of the next ones are < k.
@@ -252,15 +244,13 @@ func (l *lsumLCS) reset(k int) {
 	l.off = l.off[:0]
 	l.w = l.w[:0]
 	l.masks = l.masks[:0]
-	l.pack, l.shift = l.pack[:0], l.shift[:0]
+	l.pack = l.pack[:0]
 	l.pmasks, l.guards = l.pmasks[:0], l.guards[:0]
 	l.used = 0
-	l.rowsOK = false
 }
 
 // addSentence loads prediction sentence number len(l.w) (its symbols are < k).
 func (l *lsumLCS) addSentence(c []int32) {
-	l.rowsOK = false
 	if n := len(c); n > 0 && n < 64 {
 		k := l.k
 		if len(l.guards) == 0 || l.used+n+1 > 64 {
@@ -283,14 +273,12 @@ func (l *lsumLCS) addSentence(c []int32) {
 		}
 		l.guards[g] |= 1 << uint(l.used+n)
 		l.pack = append(l.pack, int32(g))
-		l.shift = append(l.shift, uint8(l.used))
 		l.used += n + 1
 		l.off = append(l.off, 0)
 		l.w = append(l.w, 0)
 		return
 	}
 	l.pack = append(l.pack, -1)
-	l.shift = append(l.shift, 0)
 	w := (len(c) + 63) >> 6
 	off := len(l.masks)
 	l.off = append(l.off, off)
@@ -311,16 +299,12 @@ func (l *lsumLCS) addSentence(c []int32) {
 }
 
 // backtrack appends to dst the indices into r of the LCS of r (rows) and prediction
-// sentence p, c (columns), that rouge-score's `_backtrack_norec` reads out, in descending
-// order.
+// sentence p, c (columns, not in a pack), that rouge-score's `_backtrack_norec` reads out,
+// in descending order.
 func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	if len(r) == 0 || len(c) == 0 {
 		return dst
 	}
-	if g := l.pack[p]; g >= 0 {
-		return l.backtrackPacked(dst, r, int(g), uint(l.shift[p]), c)
-	}
-	l.rowsOK = false // rows is overwritten below
 	w, k := l.w[p], l.k
 	masks := l.masks[l.off[p] : l.off[p]+k*w]
 	if need := (len(r) + 1) * w; cap(l.rows) < need {
@@ -405,52 +389,84 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	return dst
 }
 
-// backtrackPacked is backtrack for a sentence c of pack g whose segment starts at bit o: the
-// walk of backtrack's one-word case, on the segment's bits.
-func (l *lsumLCS) backtrackPacked(dst []int32, r []int32, g int, o uint, c []int32) []int32 {
+// union ORs into marks (bit x of marks[x>>6] for index x of r) the LCS indices of r against
+// every prediction sentence that rouge-score's `_backtrack_norec` reads out: rougeLsum's
+// union of one reference sentence's LCSs.
+func (l *lsumLCS) union(marks []uint64, r []int32, cs func(p int) []int32) {
+	if len(r) == 0 {
+		return
+	}
+	for g := range l.guards {
+		l.unionPacked(marks, r, g)
+	}
+	for p, g := range l.pack {
+		if g >= 0 {
+			continue
+		}
+		l.idx = l.backtrack(l.idx[:0], r, p, cs(p))
+		for _, x := range l.idx {
+			marks[x>>6] |= 1 << (uint(x) & 63)
+		}
+	}
+}
+
+// unionPacked is union for the sentences of pack g, all at once: the walks of backtrack's
+// one-word case, one per segment, advance together one row at a time.
+//
+// At row i, a walk at column j (1 <= j) either takes the diagonal of a match of s = r[i-1]
+// at or left of j-1 and reads index i-1, or goes up: it takes it when c[j-1] == s or
+// T[i][j] > T[i-1][j] (backtrack's left jumps end on the nearest match of s to the left),
+// and then continues at the column of that match. So a walk needs, per row, the bit of
+// T[i][·] > T[i-1][·] at its column. From V_{i-1} to V_i, Hyyrö's step moves the zero
+// that ends each run of ones of V_{i-1} holding a match (its bit b, or the guard) down to
+// the run's lowest match p: T[i][j] = T[i-1][j] + 1 exactly for j-1 in [p, b). The bits
+// that turned on are the b's and those that turned off the p's, so D_i, their difference,
+// has exactly the bits [p, b) set (the ranges are disjoint: no borrow crosses one).
+//
+// The walks are one-hot bits, one per segment, at column j-1 of their sentence; a walk
+// past column 0 falls onto the guard below (cleared) or off the word.
+func (l *lsumLCS) unionPacked(marks []uint64, r []int32, g int) {
 	k := l.k
 	masks := l.pmasks[g*k : (g+1)*k]
-	if !l.rowsOK || l.rowsPack != g || l.rowsRef != unsafe.SliceData(r) || l.rowsLen != len(r) {
-		if need := len(r) + 1; cap(l.rows) < need {
-			l.rows = make([]uint64, need)
-		} else {
-			l.rows = l.rows[:need] // every word is written below
-		}
-		guard := l.guards[g]
-		v := ^guard
-		l.rows[0] = v
-		for i, s := range r {
-			if int(s) < k {
-				m := masks[s]
-				v = ((v + (v & m)) | (v &^ m)) &^ guard
-			}
-			l.rows[i+1] = v
-		}
-		l.rowsOK, l.rowsPack, l.rowsRef, l.rowsLen = true, g, unsafe.SliceData(r), len(r)
+	if need := len(r) + 1; cap(l.rows) < need {
+		l.rows = make([]uint64, need)
+	} else {
+		l.rows = l.rows[:need] // every word read is written below
 	}
-	rows := l.rows
-	i, j := len(r), len(c)                                         // j < 64
-	t := int32(bits.OnesCount64(^rows[i] >> o & (1<<uint(j) - 1))) // T[i][j]
-	if t == 0 {
-		return dst
+	d := l.rows
+	guard := l.guards[g]
+	v := ^guard
+	for i, s := range r {
+		var di uint64
+		if int(s) < k {
+			m := masks[s]
+			raw := (v + (v & m)) | (v &^ m)
+			nv := raw &^ guard
+			di = (raw &^ v) - (v &^ nv)
+			v = nv
+		}
+		d[i+1] = di
 	}
-	for t > 0 { // T[i][j] > 0: i, j > 0, and an LCS index is left to read
+	walks := guard >> 1 // every sentence of the pack is non-empty: j = len(c)
+	for i := len(r); i > 0 && walks != 0; i-- {
 		s := r[i-1]
-		if s == c[j-1] {
-			dst = append(dst, int32(i-1))
-			i--
-			j--
-			t--
+		var m uint64
+		if int(s) < k {
+			m = masks[s]
+		}
+		take := walks & (m | d[i])
+		if take == 0 {
 			continue
 		}
-		low := uint64(1)<<uint(j) - 1
-		if int32(bits.OnesCount64(^rows[i-1]>>o&low)) == t {
-			i--
-			continue
+		marks[(i-1)>>6] |= 1 << (uint(i-1) & 63)
+		walks = walks&^take | (take&m)>>1
+		for jump := take &^ m; jump != 0; jump &= jump - 1 {
+			// The nearest match of s to the left, in the same segment (T rose there).
+			below := m & (jump&-jump - 1)
+			walks |= 1 << uint(63-bits.LeadingZeros64(below)) >> 1
 		}
-		j = 64 - bits.LeadingZeros64(masks[s]>>o&(low>>1))
+		walks &^= guard
 	}
-	return dst
 }
 
 // lastBelow returns the highest set bit of row below bit j, or -1.

@@ -74,24 +74,33 @@ func lsumOracle(r, c []int32) []int32 {
 	return tab.backtrack(nil, r, c)
 }
 
-// checkLsumLCS loads the prediction sentences cs (symbols < k) and requires the indices of
-// every reference sentence in rs against each of them to be the textbook table's.
+// checkLsumLCS requires the union of the LCS indices of every reference sentence in rs
+// against the prediction sentences cs (symbols < k) to be the textbook table's: with each
+// sentence loaded alone (its own indices) and with all of them loaded.
 func checkLsumLCS(t *testing.T, l *lsumLCS, k int, cs, rs [][]int32) {
 	t.Helper()
-	l.reset(k)
-	for _, c := range cs {
-		l.addSentence(c)
-	}
-	for _, r := range rs {
-		for p, c := range cs {
-			got := l.backtrack(nil, r, p, c)
-			want := lsumOracle(r, c)
-			require.Equal(t, len(want), len(got), "r=%v c=%v", r, c)
-			if len(want) > 0 {
-				require.Equal(t, want, got, "r=%v c=%v", r, c)
+	check := func(cs [][]int32) {
+		t.Helper()
+		l.reset(k)
+		for _, c := range cs {
+			l.addSentence(c)
+		}
+		for _, r := range rs {
+			want := make([]uint64, (len(r)+63)>>6)
+			for _, c := range cs {
+				for _, x := range lsumOracle(r, c) {
+					want[x>>6] |= 1 << (uint(x) & 63)
+				}
 			}
+			got := make([]uint64, len(want))
+			l.union(got, r, func(p int) []int32 { return cs[p] })
+			require.Equal(t, want, got, "r=%v cs=%v", r, cs)
 		}
 	}
+	for _, c := range cs {
+		check([][]int32{c})
+	}
+	check(cs)
 }
 
 // randSeq returns n symbols below k; a small k repeats symbols a lot (many tied LCSs, where

@@ -1,6 +1,7 @@
 package rouge
 
 import (
+	"math/bits"
 	"sync"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -167,20 +168,18 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		if np > 0 && predTokens > 0 && refTokens > 0 {
 			for i := bounds[j]; i < bounds[j+1]; i++ {
 				r := sc.span(sents, i)
-				// Union of the LCS index sets of r against every prediction sentence, in
-				// ascending order.
-				sc.mark = zeroed(sc.mark, len(r))
-				for p := 0; p < np; p++ {
-					sc.idx = sc.lsum.backtrack(sc.idx[:0], r, p, sc.span(sents, p))
-					for _, x := range sc.idx {
-						sc.mark[x] = true
-					}
-				}
-				for x, on := range sc.mark {
-					if t := r[x]; on && poolC[t] > 0 && poolR[t] > 0 {
-						hits++
-						poolC[t]--
-						poolR[t]--
+				// The union of the LCS index sets of r against every prediction sentence,
+				// read in ascending order.
+				sc.marks = zeroed(sc.marks, (len(r)+63)>>6)
+				sc.lsum.union(sc.marks, r, func(p int) []int32 { return sc.span(sents, p) })
+				for w, word := range sc.marks {
+					for ; word != 0; word &= word - 1 {
+						t := r[w<<6+bits.TrailingZeros64(word)]
+						if poolC[t] > 0 && poolR[t] > 0 {
+							hits++
+							poolC[t]--
+							poolR[t]--
+						}
 					}
 				}
 			}

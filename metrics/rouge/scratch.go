@@ -56,8 +56,7 @@ type scratch struct {
 	cnt, rcnt []int32 // per n-gram id: candidate count, current reference count
 
 	triples []triple
-	mark    []bool
-	idx     []int32
+	marks   []uint64 // rougeLsum's union of LCS indices of one reference sentence, a bit per token
 	bounds  []int
 }
 
