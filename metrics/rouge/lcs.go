@@ -448,24 +448,38 @@ func (l *lsumLCS) unionPacked(marks []uint64, r []int32, g int) {
 		d[i+1] = di
 	}
 	walks := guard >> 1 // every sentence of the pack is non-empty: j = len(c)
-	for i := len(r); i > 0 && walks != 0; i-- {
-		s := r[i-1]
+	// Whether a row is read is a coin toss for the branch predictor: the rows read are
+	// gathered without a branch, a word of marks at a time.
+	var acc uint64
+	i := len(r)
+	for ; i > 0 && walks != 0; i-- {
+		x := i - 1
 		var m uint64
-		if int(s) < k {
+		if s := r[x]; int(s) < k {
 			m = masks[s]
 		}
 		take := walks & (m | d[i])
-		if take == 0 {
-			continue
-		}
-		marks[(i-1)>>6] |= 1 << (uint(i-1) & 63)
+		acc |= (take | -take) >> 63 << (uint(x) & 63)
 		walks = walks&^take | (take&m)>>1
-		for jump := take &^ m; jump != 0; jump &= jump - 1 {
-			// The nearest match of s to the left, in the same segment (T rose there).
+		// A walk that takes row i without a match at its column jumps to the nearest match
+		// of s to its left, in its segment (T rose there): bit p, where it continues at
+		// p-1 (nowhere when p is its segment's lowest bit). With one such walk, the usual
+		// case, there is no branch: when there is none, below is 0 and so is the bit added.
+		jump := take &^ m
+		below := m & (jump&-jump - 1) & -((jump | -jump) >> 63)
+		walks |= 1 << bits.Len64(below) >> 2
+		for jump &= jump - 1; jump != 0; jump &= jump - 1 {
 			below := m & (jump&-jump - 1)
-			walks |= 1 << uint(63-bits.LeadingZeros64(below)) >> 1
+			walks |= 1 << bits.Len64(below) >> 2
 		}
 		walks &^= guard
+		if x&63 == 0 {
+			marks[x>>6] |= acc
+			acc = 0
+		}
+	}
+	if acc != 0 { // the walks ended at row i+1, inside word i>>6
+		marks[i>>6] |= acc
 	}
 }
 

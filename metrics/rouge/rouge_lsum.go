@@ -138,7 +138,9 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		}
 		return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
 	}
-	sc.lsum.reset(sc.kc)
+	// Every token id has a row of masks (zero past the prediction's ids below kc), so the
+	// walks need no test of whether a reference token occurs in the prediction.
+	sc.lsum.reset(k)
 	for p := 0; p < np; p++ {
 		sc.lsum.addSentence(sc.span(sents, p))
 	}

@@ -47,9 +47,10 @@ type scratch struct {
 	// n-grams
 	levels    []u64Interner // levels[k] interns (id of a (k+1)-gram, next token) → id of a (k+2)-gram
 	cur, next []int32
-	// pairs: bigram ids by slot first*distinct + second, valid where the stamp is pairGen
-	pairID    []stampedID
-	pairGen   uint32
+	// overlaps: the candidate's n-gram counts by slot (n = 1: the token; n = 2: first*kc +
+	// second), valid where the stamp is ovGen
+	ov        []stampedCount
+	ovGen     uint32
 	gramN     int
 	grams     []int32 // n-gram ids of every sequence, laid out like seq (n >= 2)
 	gEnds     []int
@@ -60,8 +61,7 @@ type scratch struct {
 	bounds  []int
 }
 
-// stampedID is an id valid in the generation stamp (one example's ids in gloc, its bigram
-// ids in pairID).
+// stampedID is an id valid in the generation stamp (one example's ids in gloc).
 type stampedID struct {
 	stamp uint32
 	id    int32
@@ -332,9 +332,6 @@ func (sc *scratch) ngrams(n int) int {
 	if n == 1 {
 		return sc.distinct
 	}
-	if n == 2 && sc.distinct <= maxPairTokens {
-		return sc.pairs()
-	}
 	return sc.hashedGrams(n)
 }
 
@@ -370,45 +367,112 @@ func (sc *scratch) hashedGrams(n int) int {
 	return int(sc.levels[n-2].n)
 }
 
-// maxPairTokens bounds the distinct tokens of an example for which pairs numbers bigrams
-// through a table indexed by both token ids (at most 256² slots of 8 bytes).
+// maxPairTokens bounds the distinct tokens of a candidate for which overlaps counts its
+// bigrams in a table indexed by both token ids (at most 256² slots of 8 bytes).
 const maxPairTokens = 256
 
-// pairs is ngrams(2) for an example of at most maxPairTokens distinct tokens: a bigram's
-// slot is first*distinct + second, so there is no hashing and no probing. The slots carry
-// a generation stamp, so starting an example costs nothing.
-func (sc *scratch) pairs() int {
-	d := sc.distinct
-	if need := d * d; len(sc.pairID) < need {
+// stampedCount is a count valid in the generation stamp (one reference's pass of overlaps).
+type stampedCount struct {
+	stamp uint32
+	n     int32
+}
+
+// overlaps appends to sc.triples the n-gram counts of the candidate (sequence 0) against each
+// reference, rouge-score's: match = Σ_g min(c_cand(g), c_ref(g)), for n = 1 or 2 and a
+// candidate of at most maxPairTokens distinct tokens. The candidate's tokens are the ids
+// 0..kc-1, so its n-grams index a table of kc^n slots directly (no hashing, no n-gram ids);
+// a reference n-gram with a token >= kc occurs in no candidate n-gram and reads the spare
+// slot at kc^n, which no count reaches. Per reference, the candidate's counts are made
+// afresh, and each reference n-gram takes one from its slot while any is left.
+func (sc *scratch) overlaps(n int) {
+	kc := sc.kc
+	cand := sc.at(0)
+	for j := 1; j < len(sc.ends); j++ {
+		ref := sc.at(j)
+		var match int32
+		if n == 1 {
+			cnt := zeroed(sc.cnt, kc+1)
+			sc.cnt = cnt
+			for _, a := range cand {
+				cnt[a]++
+			}
+			match = takeUnigrams(cnt, ref)
+		} else {
+			tab, gen := sc.bigramTable(kc)
+			countBigrams(tab, cand, kc, gen)
+			match = takeBigrams(tab, ref, kc, gen)
+		}
+		sc.triples = append(sc.triples, triple{
+			match: int64(match), cand: int64(max(len(cand)-n+1, 0)), ref: int64(max(len(ref)-n+1, 0))})
+	}
+}
+
+// bigramTable returns overlaps' table for a candidate of kc distinct tokens (kc² + 1 slots)
+// and a new generation stamp. The table is sized by the largest candidate (at most 256² + 1
+// slots of 8 bytes).
+func (sc *scratch) bigramTable(kc int) ([]stampedCount, uint32) {
+	if need := kc*kc + 1; len(sc.ov) < need {
 		// At least doubled: the sizes of examples rise a little at a time, and each new
 		// table is fresh memory (page faults) until the garbage collector runs.
-		sc.pairID = freshmem.Make[stampedID](min(max(need, 2*len(sc.pairID)), maxPairTokens*maxPairTokens))
-		sc.pairGen = 0
+		sc.ov = freshmem.Make[stampedCount](min(max(need, 2*len(sc.ov)), maxPairTokens*maxPairTokens+1))
+		sc.ovGen = 0
 	}
-	sc.pairGen++
-	if sc.pairGen == 0 {
-		clear(sc.pairID)
-		sc.pairGen = 1
+	sc.ovGen++
+	if sc.ovGen == 0 {
+		clear(sc.ov)
+		sc.ovGen = 1
 	}
-	ids, gen := sc.pairID, sc.pairGen
-	n := int32(0)
-	sc.grams = sc.grams[:0]
-	sc.gEnds = sc.gEnds[:0]
-	for i := range sc.ends {
-		s := sc.at(i)
-		for j := 1; j < len(s); j++ {
-			sl := &ids[int(s[j-1])*d+int(s[j])]
-			id, add := sl.id, int32(0) // branch-free, as in localize
-			if sl.stamp != gen {
-				id, add = n, 1
-			}
-			*sl = stampedID{stamp: gen, id: id}
-			n += add
-			sc.grams = append(sc.grams, id)
+	return sc.ov[:kc*kc+1], sc.ovGen
+}
+
+// The steps below are conditional moves, not branches: whether an n-gram was seen before, or
+// is left in the candidate, is a coin toss for the branch predictor.
+
+// takeUnigrams returns the overlap of ref with the candidate counts cnt (of kc+1 slots, the
+// last one 0), taking the matches from cnt.
+func takeUnigrams(cnt []int32, ref []int32) int32 {
+	spare := len(cnt) - 1
+	var match int32
+	for _, a := range ref {
+		x := min(int(a), spare)
+		c := cnt[x]
+		take := int32(uint32(-c) >> 31) // c > 0
+		match += take
+		cnt[x] = c - take
+	}
+	return match
+}
+
+// countBigrams counts the bigrams of the candidate cand (tokens < kc) in tab, stamped gen.
+func countBigrams(tab []stampedCount, cand []int32, kc int, gen uint32) {
+	for i := 1; i < len(cand); i++ {
+		sl := &tab[int(cand[i-1])*kc+int(cand[i])]
+		c := sl.n
+		if sl.stamp != gen {
+			c = 0
 		}
-		sc.gEnds = append(sc.gEnds, len(sc.grams))
+		*sl = stampedCount{stamp: gen, n: c + 1}
 	}
-	return int(n)
+}
+
+// takeBigrams returns the bigram overlap of ref with the counts of countBigrams, taking the
+// matches from tab.
+func takeBigrams(tab []stampedCount, ref []int32, kc int, gen uint32) int32 {
+	spare := kc * kc
+	var match int32
+	for i := 1; i < len(ref); i++ {
+		a, b := int(ref[i-1]), int(ref[i])
+		out := ((kc - 1 - a) | (kc - 1 - b)) >> 63 // -1 when a >= kc or b >= kc, else 0
+		sl := &tab[(a*kc+b)&^out|spare&out]
+		c := sl.n
+		if sl.stamp != gen {
+			c = 0
+		}
+		take := int32(uint32(-c) >> 31) // c > 0
+		match += take
+		sl.n = c - take
+	}
+	return match
 }
 
 // gram returns the n-gram ids of sequence i after ngrams.
