@@ -150,7 +150,8 @@ func (b *bitLCS) load(a []int32, k int) {
 	b.k = k
 	need := k * b.w
 	if cap(b.masks) < need {
-		b.masks = freshmem.Make[uint64](need) // set with |=
+		// At least doubled, as the sizes of examples rise a little at a time.
+		b.masks = freshmem.Make[uint64](max(need, 2*cap(b.masks)))[:need] // set with |=
 	} else {
 		b.masks = b.masks[:need]
 		clear(b.masks)

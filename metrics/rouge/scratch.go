@@ -33,9 +33,11 @@ type scratch struct {
 	ownEnds, ownLines, ownTextLines []int
 
 	// The rouge tokenizer's ids (global to its vocabulary) become the example's dense ids
-	// through gloc: gloc[g].loc is valid when gloc[g].stamp == lgen, the example's stamp
-	// (one slot per id, so a lookup touches one cache line).
-	gloc []stampedID
+	// through gloc: slot g (gloc[g/glocChunk][g%glocChunk]) holds the id when its stamp is
+	// lgen, the example's (one slot per id, so a lookup touches one cache line). The slots
+	// come in chunks, added as the vocabulary grows: a growing flat table would be copied,
+	// and every copy is fresh memory (page faults, ~2.5 µs each in a VM).
+	gloc []*[glocChunk]stampedID
 	lgen uint32
 	nloc int32
 
@@ -47,8 +49,8 @@ type scratch struct {
 	// n-grams
 	levels    []u64Interner // levels[k] interns (id of a (k+1)-gram, next token) → id of a (k+2)-gram
 	cur, next []int32
-	// overlaps: the candidate's n-gram counts by slot (n = 1: the token; n = 2: first*kc +
-	// second), valid where the stamp is ovGen
+	// overlaps' bigram counts of the candidate by slot first*kc + second, valid where the
+	// stamp is ovGen
 	ov        []stampedCount
 	ovGen     uint32
 	gramN     int
@@ -60,6 +62,9 @@ type scratch struct {
 	marks   []uint64 // rougeLsum's union of LCS indices of one reference sentence, a bit per token
 	bounds  []int
 }
+
+// glocChunk is the number of slots of a chunk of gloc (8 KiB).
+const glocChunk = 1024
 
 // stampedID is an id valid in the generation stamp (one example's ids in gloc).
 type stampedID struct {
@@ -74,7 +79,9 @@ func (sc *scratch) reset() {
 	sc.in.reset()
 	sc.lgen++
 	if sc.lgen == 0 {
-		clear(sc.gloc)
+		for _, c := range sc.gloc {
+			clear(c[:])
+		}
 		sc.lgen = 1
 	}
 	sc.nloc = 0
@@ -110,16 +117,17 @@ func (sc *scratch) nIDs() int { return sc.in.n() + int(sc.nloc) }
 
 // localize turns the rouge tokenizer's ids in seq[from:] into the example's dense ids.
 func (sc *scratch) localize(from int) {
-	if n := sc.rt.NumIDs(); n > len(sc.gloc) {
-		n = max(n, 2*len(sc.gloc))
-		sc.gloc = append(sc.gloc, make([]stampedID, n-len(sc.gloc))...)
+	for n := sc.rt.NumIDs(); len(sc.gloc)*glocChunk < n; {
+		c := new([glocChunk]stampedID)
+		freshmem.Touch(c[:]) // its first access is a read
+		sc.gloc = append(sc.gloc, c)
 	}
 	gloc, gen, nloc := sc.gloc, sc.lgen, sc.nloc
 	seq := sc.seq[from:]
 	for k, g := range seq {
 		// Whether a token is new to the example is a coin toss for the branch predictor:
 		// the slot is rewritten either way, with the id chosen by a conditional move.
-		sl := &gloc[g]
+		sl := &gloc[uint32(g)/glocChunk][uint32(g)%glocChunk]
 		id, add := sl.id, int32(0)
 		if sl.stamp != gen {
 			id, add = nloc, 1
@@ -496,7 +504,8 @@ func (sc *scratch) counts(k int) (cnt, rcnt []int32) {
 
 func zeroed[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return freshmem.Make[T](n) // counted with ++
+		// At least doubled, as the sizes of examples rise a little at a time.
+		return freshmem.Make[T](max(n, 2*cap(b)))[:n] // counted with ++
 	}
 	b = b[:n]
 	clear(b)
