@@ -150,7 +150,9 @@ func (sc *scratch) lcsLengths() []int32 {
 	if sc.memo != nil {
 		out = sc.memo.lcs[:0]
 	}
-	sc.lcs.load(sc.at(0), sc.kc)
+	// Masks for every token id (those from kc on are zero): whether a reference token
+	// occurs in the candidate is then no branch of length's loop.
+	sc.lcs.load(sc.at(0), sc.distinct)
 	for j := 1; j < len(sc.ends); j++ {
 		out = append(out, int32(sc.lcs.length(sc.at(j))))
 	}
@@ -387,11 +389,12 @@ type stampedCount struct {
 
 // overlaps appends to sc.triples the n-gram counts of the candidate (sequence 0) against each
 // reference, rouge-score's: match = Σ_g min(c_cand(g), c_ref(g)), for n = 1 or 2 and a
-// candidate of at most maxPairTokens distinct tokens. The candidate's tokens are the ids
-// 0..kc-1, so its n-grams index a table of kc^n slots directly (no hashing, no n-gram ids);
-// a reference n-gram with a token >= kc occurs in no candidate n-gram and reads the spare
-// slot at kc^n, which no count reaches. Per reference, the candidate's counts are made
-// afresh, and each reference n-gram takes one from its slot while any is left.
+// candidate of at most maxPairTokens distinct tokens. The tokens are the ids 0..distinct-1,
+// the candidate's 0..kc-1, so its n-grams index a table of distinct (n = 1) or kc² + spares
+// (n = 2) slots directly (no hashing, no n-gram ids); a reference bigram with a token >= kc
+// occurs in no candidate bigram and reads a spare slot, which no count reaches. Per
+// reference, the candidate's counts are made afresh, and each reference n-gram takes one
+// from its slot while any is left.
 func (sc *scratch) overlaps(n int) {
 	kc := sc.kc
 	cand := sc.at(0)
@@ -399,7 +402,7 @@ func (sc *scratch) overlaps(n int) {
 		ref := sc.at(j)
 		var match int32
 		if n == 1 {
-			cnt := zeroed(sc.cnt, kc+1)
+			cnt := zeroed(sc.cnt, sc.distinct)
 			sc.cnt = cnt
 			for _, a := range cand {
 				cnt[a]++
@@ -415,14 +418,20 @@ func (sc *scratch) overlaps(n int) {
 	}
 }
 
-// bigramTable returns overlaps' table for a candidate of kc distinct tokens (kc² + 1 slots)
-// and a new generation stamp. The table is sized by the largest candidate (at most 256² + 1
-// slots of 8 bytes).
+// bigramSpares is the number of spare slots of overlaps' bigram table. A reference bigram
+// that is no candidate's reads and writes (unchanged) spare i%bigramSpares at position i: a
+// single spare would chain every such step to the last one through memory.
+const bigramSpares = 8
+
+// bigramTable returns overlaps' table for a candidate of kc distinct tokens (kc² slots, then
+// the spares) and a new generation stamp. The table is sized by the largest candidate (at
+// most 256² + bigramSpares slots of 8 bytes).
 func (sc *scratch) bigramTable(kc int) ([]stampedCount, uint32) {
-	if need := kc*kc + 1; len(sc.ov) < need {
+	need := kc*kc + bigramSpares
+	if len(sc.ov) < need {
 		// At least doubled: the sizes of examples rise a little at a time, and each new
 		// table is fresh memory (page faults) until the garbage collector runs.
-		sc.ov = freshmem.Make[stampedCount](min(max(need, 2*len(sc.ov)), maxPairTokens*maxPairTokens+1))
+		sc.ov = freshmem.Make[stampedCount](min(max(need, 2*len(sc.ov)), maxPairTokens*maxPairTokens+bigramSpares))
 		sc.ovGen = 0
 	}
 	sc.ovGen++
@@ -430,23 +439,21 @@ func (sc *scratch) bigramTable(kc int) ([]stampedCount, uint32) {
 		clear(sc.ov)
 		sc.ovGen = 1
 	}
-	return sc.ov[:kc*kc+1], sc.ovGen
+	return sc.ov[:need], sc.ovGen
 }
 
 // The steps below are conditional moves, not branches: whether an n-gram was seen before, or
 // is left in the candidate, is a coin toss for the branch predictor.
 
-// takeUnigrams returns the overlap of ref with the candidate counts cnt (of kc+1 slots, the
-// last one 0), taking the matches from cnt.
+// takeUnigrams returns the overlap of ref with the candidate counts cnt (one per token id),
+// taking the matches from cnt.
 func takeUnigrams(cnt []int32, ref []int32) int32 {
-	spare := len(cnt) - 1
 	var match int32
 	for _, a := range ref {
-		x := min(int(a), spare)
-		c := cnt[x]
+		c := cnt[a]
 		take := int32(uint32(-c) >> 31) // c > 0
 		match += take
-		cnt[x] = c - take
+		cnt[a] = c - take
 	}
 	return match
 }
@@ -471,7 +478,7 @@ func takeBigrams(tab []stampedCount, ref []int32, kc int, gen uint32) int32 {
 	for i := 1; i < len(ref); i++ {
 		a, b := int(ref[i-1]), int(ref[i])
 		out := ((kc - 1 - a) | (kc - 1 - b)) >> 63 // -1 when a >= kc or b >= kc, else 0
-		sl := &tab[(a*kc+b)&^out|spare&out]
+		sl := &tab[(a*kc+b)&^out|(spare+i%bigramSpares)&out]
 		c := sl.n
 		if sl.stamp != gen {
 			c = 0
