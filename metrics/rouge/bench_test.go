@@ -208,6 +208,7 @@ func BenchmarkRougeScoring(b *testing.B) {
 	recs := scoreSetCorpus(b)
 	ms := scoreSet(b)
 	exs := examples(ms[0], recs)
+	tok := ms[0].NewState()
 	for i := range exs {
 		exs[i].Memo = new(core.Memo)
 		for _, m := range ms {
@@ -215,7 +216,7 @@ func BenchmarkRougeScoring(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		ms[0].NewState().Add(&exs[i], 1) // tokenizes into the memo
+		tok.Add(&exs[i], 1) // tokenizes into the memo
 	}
 	key := ms[0].(*RougeN).text.memoKey
 	for j, name := range []string{"rouge1", "rouge2", "rougeL", "rougeLsum"} {
