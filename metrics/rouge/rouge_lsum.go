@@ -144,7 +144,11 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 	for p := 0; p < np; p++ {
 		sc.lsum.addSentence(sc.span(sents, p))
 	}
-	// Token pools: the prediction's counts (kept), then working copies per reference.
+	// rouge-score's token pools: a token of the union is a hit while both the prediction's
+	// and the reference's pool hold it, and a hit takes it from both. A reference token is
+	// in the union at most once per occurrence, so its reference pool never runs out
+	// before the union's occurrences do: only the prediction's pool counts. Its counts
+	// are kept in poolP; each reference but the last takes from a copy.
 	poolP := zeroed(sc.cnt, k)
 	predTokens := int64(0)
 	for i := 0; i < np; i++ {
@@ -154,19 +158,17 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		predTokens += int64(len(sc.span(sents, i)))
 	}
 	sc.cnt = poolP
-	sc.rcnt = zeroed(sc.rcnt, 2*k)
-	poolC, poolR := sc.rcnt[:k], sc.rcnt[k:]
 	for j := 0; j+1 < len(bounds); j++ {
-		copy(poolC, poolP)
-		clear(poolR)
+		pool := poolP
+		if j+2 < len(bounds) {
+			sc.rcnt = append(sc.rcnt[:0], poolP...)
+			pool = sc.rcnt
+		}
 		refTokens := int64(0)
 		for i := bounds[j]; i < bounds[j+1]; i++ {
-			for _, t := range sc.span(sents, i) {
-				poolR[t]++
-			}
 			refTokens += int64(len(sc.span(sents, i)))
 		}
-		hits := int64(0)
+		hits := int32(0)
 		if np > 0 && predTokens > 0 && refTokens > 0 {
 			for i := bounds[j]; i < bounds[j+1]; i++ {
 				r := sc.span(sents, i)
@@ -177,16 +179,15 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 				for w, word := range sc.marks {
 					for ; word != 0; word &= word - 1 {
 						t := r[w<<6+bits.TrailingZeros64(word)]
-						if poolC[t] > 0 && poolR[t] > 0 {
-							hits++
-							poolC[t]--
-							poolR[t]--
-						}
+						c := pool[t]
+						take := int32(uint32(-c) >> 31) // c > 0, without a branch
+						hits += take
+						pool[t] = c - take
 					}
 				}
 			}
 		}
-		sc.triples = append(sc.triples, triple{match: hits, cand: predTokens, ref: refTokens})
+		sc.triples = append(sc.triples, triple{match: int64(hits), cand: predTokens, ref: refTokens})
 	}
 	return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
 }
