@@ -391,8 +391,8 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 }
 
 // union ORs into marks (bit x of marks[x>>6] for index x of r) the LCS indices of r against
-// every prediction sentence that rouge-score's `_backtrack_norec` reads out: rougeLsum's
-// union of one reference sentence's LCSs.
+// every prediction sentence (cs(p) is sentence p) that rouge-score's `_backtrack_norec` reads
+// out: rougeLsum's union of one reference sentence's LCSs.
 func (l *lsumLCS) union(marks []uint64, r []int32, cs func(p int) []int32) {
 	if len(r) == 0 {
 		return
@@ -411,6 +411,30 @@ func (l *lsumLCS) union(marks []uint64, r []int32, cs func(p int) []int32) {
 	}
 }
 
+// union2 is union for two reference sentences of 1 to 64 tokens at once: it returns their
+// marks. The two are independent chains of dependent steps, which the processor overlaps
+// when they are interleaved.
+func (l *lsumLCS) union2(r1, r2 []int32, cs func(p int) []int32) (marks1, marks2 uint64) {
+	for g := range l.guards {
+		m1, m2 := l.unionPacked2(r1, r2, g)
+		marks1 |= m1
+		marks2 |= m2
+	}
+	for p, g := range l.pack {
+		if g >= 0 {
+			continue
+		}
+		for _, x := range l.backtrack(l.idx[:0], r1, p, cs(p)) {
+			marks1 |= 1 << uint(x)
+		}
+		l.idx = l.backtrack(l.idx[:0], r2, p, cs(p))
+		for _, x := range l.idx {
+			marks2 |= 1 << uint(x)
+		}
+	}
+	return marks1, marks2
+}
+
 // unionPacked is union for the sentences of pack g, all at once: the walks of backtrack's
 // one-word case, one per segment, advance together one row at a time.
 //
@@ -427,26 +451,12 @@ func (l *lsumLCS) union(marks []uint64, r []int32, cs func(p int) []int32) {
 // The walks are one-hot bits, one per segment, at column j-1 of their sentence; a walk
 // past column 0 falls onto the guard below (cleared) or off the word.
 func (l *lsumLCS) unionPacked(marks []uint64, r []int32, g int) {
-	k := l.k
-	masks := l.pmasks[g*k : (g+1)*k]
-	if need := len(r) + 1; cap(l.rows) < need {
-		l.rows = make([]uint64, need)
-	} else {
-		l.rows = l.rows[:need] // every word read is written below
-	}
-	d := l.rows
+	masks := l.pmasks[g*l.k : (g+1)*l.k]
 	guard := l.guards[g]
+	d := l.rowsFor(len(r) + 1)
 	v := ^guard
 	for i, s := range r {
-		var di uint64
-		if int(s) < k {
-			m := masks[s]
-			raw := (v + (v & m)) | (v &^ m)
-			nv := raw &^ guard
-			di = (raw &^ v) - (v &^ nv)
-			v = nv
-		}
-		d[i+1] = di
+		v, d[i+1] = packRise(v, masks, s, guard)
 	}
 	walks := guard >> 1 // every sentence of the pack is non-empty: j = len(c)
 	// Whether a row is read is a coin toss for the branch predictor: the rows read are
@@ -455,25 +465,11 @@ func (l *lsumLCS) unionPacked(marks []uint64, r []int32, g int) {
 	i := len(r)
 	for ; i > 0 && walks != 0; i-- {
 		x := i - 1
-		var m uint64
-		if s := r[x]; int(s) < k {
-			m = masks[s]
-		}
-		take := walks & (m | d[i])
+		var take uint64
+		m := maskOf(masks, r[x])
+		walks, take = packWalk(walks, m, d[i], guard)
+		walks |= jumps(take, m, guard)
 		acc |= (take | -take) >> 63 << (uint(x) & 63)
-		walks = walks&^take | (take&m)>>1
-		// A walk that takes row i without a match at its column jumps to the nearest match
-		// of s to its left, in its segment (T rose there): bit p, where it continues at
-		// p-1 (nowhere when p is its segment's lowest bit). With one such walk, the usual
-		// case, there is no branch: when there is none, below is 0 and so is the bit added.
-		jump := take &^ m
-		below := m & (jump&-jump - 1) & -((jump | -jump) >> 63)
-		walks |= 1 << bits.Len64(below) >> 2
-		for jump &= jump - 1; jump != 0; jump &= jump - 1 {
-			below := m & (jump&-jump - 1)
-			walks |= 1 << bits.Len64(below) >> 2
-		}
-		walks &^= guard
 		if x&63 == 0 {
 			marks[x>>6] |= acc
 			acc = 0
@@ -482,6 +478,117 @@ func (l *lsumLCS) unionPacked(marks []uint64, r []int32, g int) {
 	if acc != 0 { // the walks ended at row i+1, inside word i>>6
 		marks[i>>6] |= acc
 	}
+}
+
+// unionPacked2 is unionPacked for two reference sentences of 1 to 64 tokens, interleaved:
+// it returns their marks.
+func (l *lsumLCS) unionPacked2(r1, r2 []int32, g int) (marks1, marks2 uint64) {
+	masks := l.pmasks[g*l.k : (g+1)*l.k]
+	guard := l.guards[g]
+	rows := l.rowsFor(len(r1) + len(r2) + 2)
+	d1, d2 := rows[:len(r1)+1], rows[len(r1)+1:]
+	v1, v2 := ^guard, ^guard
+	n := min(len(r1), len(r2))
+	for i := 0; i < n; i++ {
+		v1, d1[i+1] = packRise(v1, masks, r1[i], guard)
+		v2, d2[i+1] = packRise(v2, masks, r2[i], guard)
+	}
+	for i := n; i < len(r1); i++ {
+		v1, d1[i+1] = packRise(v1, masks, r1[i], guard)
+	}
+	for i := n; i < len(r2); i++ {
+		v2, d2[i+1] = packRise(v2, masks, r2[i], guard)
+	}
+	w1, w2 := guard>>1, guard>>1
+	i1, i2 := len(r1), len(r2)
+	for ; i1 > 0 && i2 > 0 && w1|w2 != 0; i1, i2 = i1-1, i2-1 {
+		var t1, t2 uint64
+		m1, m2 := maskOf(masks, r1[i1-1]), maskOf(masks, r2[i2-1])
+		w1, t1 = packWalk(w1, m1, d1[i1], guard)
+		w2, t2 = packWalk(w2, m2, d2[i2], guard)
+		w1 |= jumps(t1, m1, guard)
+		w2 |= jumps(t2, m2, guard)
+		marks1 |= (t1 | -t1) >> 63 << (uint(i1-1) & 63)
+		marks2 |= (t2 | -t2) >> 63 << (uint(i2-1) & 63)
+	}
+	for ; i1 > 0 && w1 != 0; i1-- {
+		var t uint64
+		m := maskOf(masks, r1[i1-1])
+		w1, t = packWalk(w1, m, d1[i1], guard)
+		w1 |= jumps(t, m, guard)
+		marks1 |= (t | -t) >> 63 << (uint(i1-1) & 63)
+	}
+	for ; i2 > 0 && w2 != 0; i2-- {
+		var t uint64
+		m := maskOf(masks, r2[i2-1])
+		w2, t = packWalk(w2, m, d2[i2], guard)
+		w2 |= jumps(t, m, guard)
+		marks2 |= (t | -t) >> 63 << (uint(i2-1) & 63)
+	}
+	return marks1, marks2
+}
+
+// rowsFor returns l.rows with n words, every one of which the caller writes before reading.
+func (l *lsumLCS) rowsFor(n int) []uint64 {
+	if cap(l.rows) < n {
+		l.rows = make([]uint64, n)
+	}
+	l.rows = l.rows[:n]
+	return l.rows
+}
+
+// maskOf returns the row of masks for symbol s (0 past them: s matches nothing).
+func maskOf(masks []uint64, s int32) uint64 {
+	if int(s) < len(masks) {
+		return masks[s]
+	}
+	return 0
+}
+
+// packRise is one row of a pack (masks, guard bits guard) for the row symbol s: from
+// V_{i-1} (v) it returns V_i and D_i.
+func packRise(v uint64, masks []uint64, s int32, guard uint64) (uint64, uint64) {
+	if int(s) >= len(masks) {
+		return v, 0
+	}
+	m := masks[s]
+	raw := (v + (v & m)) | (v &^ m)
+	nv := raw &^ guard
+	return nv, (raw &^ v) - (v &^ nv)
+}
+
+// packWalk moves the walks of a pack over the row of a symbol of masks m with rises d
+// (D_i): it returns the walks on the row above and those that took the row (nonzero when the
+// row's index is read). It moves one walk that jumps (see below); the caller moves the
+// others, when there are (jumps).
+func packWalk(walks, m, d, guard uint64) (uint64, uint64) {
+	take := walks & (m | d)
+	// A walk that takes the row without a match at its column jumps to the nearest match
+	// of s to its left, in its segment (T rose there): bit p, where it continues at p-1
+	// (nowhere when p is its segment's lowest bit). With one such walk, the usual case,
+	// there is no branch: when there is none, below is 0 and so is the bit added.
+	jump := take &^ m
+	below := m & (jump&-jump - 1) & -((jump | -jump) >> 63)
+	return (walks&^take | (take&m)>>1 | 1<<bits.Len64(below)>>2) &^ guard, take
+}
+
+// jumps returns the walks that packWalk left to move for the walks take that took the row
+// of masks m, or 0.
+func jumps(take, m, guard uint64) uint64 {
+	jump := take &^ m
+	if jump &= jump - 1; jump == 0 {
+		return 0
+	}
+	return moreJumps(jump, m) &^ guard
+}
+
+// moreJumps returns the walks after the jumps of packWalk but the first.
+func moreJumps(jump, m uint64) (walks uint64) {
+	for ; jump != 0; jump &= jump - 1 {
+		below := m & (jump&-jump - 1)
+		walks |= 1 << bits.Len64(below) >> 2
+	}
+	return walks
 }
 
 // lastBelow returns the highest set bit of row below bit j, or -1.

@@ -76,7 +76,8 @@ func lsumOracle(r, c []int32) []int32 {
 
 // checkLsumLCS requires the union of the LCS indices of every reference sentence in rs
 // against the prediction sentences cs (symbols < k) to be the textbook table's: with each
-// sentence loaded alone (its own indices) and with all of them loaded.
+// sentence loaded alone (its own indices) and with all of them loaded, one reference
+// sentence at a time (union) and two (union2).
 func checkLsumLCS(t *testing.T, l *lsumLCS, k int, cs, rs [][]int32) {
 	t.Helper()
 	check := func(cs [][]int32) {
@@ -85,7 +86,8 @@ func checkLsumLCS(t *testing.T, l *lsumLCS, k int, cs, rs [][]int32) {
 		for _, c := range cs {
 			l.addSentence(c)
 		}
-		for _, r := range rs {
+		wants := make([][]uint64, len(rs))
+		for i, r := range rs {
 			want := make([]uint64, (len(r)+63)>>6)
 			for _, c := range cs {
 				for _, x := range lsumOracle(r, c) {
@@ -95,6 +97,18 @@ func checkLsumLCS(t *testing.T, l *lsumLCS, k int, cs, rs [][]int32) {
 			got := make([]uint64, len(want))
 			l.union(got, r, func(p int) []int32 { return cs[p] })
 			require.Equal(t, want, got, "r=%v cs=%v", r, cs)
+			wants[i] = want
+		}
+		// union2 on every pair of sentences of 1 to 64 tokens (each with itself too).
+		for i, r1 := range rs {
+			for j, r2 := range rs {
+				if len(r1) == 0 || len(r1) > 64 || len(r2) == 0 || len(r2) > 64 {
+					continue
+				}
+				m1, m2 := l.union2(r1, r2, func(p int) []int32 { return cs[p] })
+				require.Equal(t, wants[i], []uint64{m1}, "r1=%v r2=%v cs=%v", r1, r2, cs)
+				require.Equal(t, wants[j], []uint64{m2}, "r1=%v r2=%v cs=%v", r1, r2, cs)
+			}
 		}
 	}
 	for _, c := range cs {

@@ -170,26 +170,44 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		}
 		hits := int32(0)
 		if np > 0 && predTokens > 0 && refTokens > 0 {
+			cs := func(p int) []int32 { return sc.span(sents, p) }
 			for i := bounds[j]; i < bounds[j+1]; i++ {
+				// The union of the LCS index sets of r against every prediction sentence.
+				// Which sentence of the reference takes a token from the pool first does
+				// not change the hits (each token's is min(its occurrences in the unions,
+				// its count in the prediction)).
 				r := sc.span(sents, i)
-				// The union of the LCS index sets of r against every prediction sentence,
-				// read in ascending order.
-				sc.marks = zeroed(sc.marks, (len(r)+63)>>6)
-				sc.lsum.union(sc.marks, r, func(p int) []int32 { return sc.span(sents, p) })
-				for w, word := range sc.marks {
-					for ; word != 0; word &= word - 1 {
-						t := r[w<<6+bits.TrailingZeros64(word)]
-						c := pool[t]
-						take := int32(uint32(-c) >> 31) // c > 0, without a branch
-						hits += take
-						pool[t] = c - take
+				if i+1 < bounds[j+1] {
+					if r2 := sc.span(sents, i+1); len(r) > 0 && len(r) <= 64 && len(r2) > 0 && len(r2) <= 64 {
+						m1, m2 := sc.lsum.union2(r, r2, cs)
+						hits += takeMarked(pool, r, m1) + takeMarked(pool, r2, m2)
+						i++
+						continue
 					}
+				}
+				sc.marks = zeroed(sc.marks, (len(r)+63)>>6)
+				sc.lsum.union(sc.marks, r, cs)
+				for w, word := range sc.marks {
+					hits += takeMarked(pool, r[w<<6:], word)
 				}
 			}
 		}
 		sc.triples = append(sc.triples, triple{match: int64(hits), cand: predTokens, ref: refTokens})
 	}
 	return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
+}
+
+// takeMarked takes from pool the tokens of r at the bits of marks, while any is left, and
+// returns how many it took.
+func takeMarked(pool []int32, r []int32, marks uint64) (hits int32) {
+	for ; marks != 0; marks &= marks - 1 {
+		t := r[bits.TrailingZeros64(marks)]
+		c := pool[t]
+		take := int32(uint32(-c) >> 31) // c > 0, without a branch
+		hits += take
+		pool[t] = c - take
+	}
+	return hits
 }
 
 // oneSentenceEach reports whether every reference has exactly one sentence.
