@@ -112,7 +112,7 @@ func (m *RougeN) SentenceScore(ex *core.Example) (float64, bool) {
 func (m *RougeN) example(ex *core.Example, sc *scratch) (prf, triple) {
 	sc.load(m.text, ex)
 	set := m.multi == sumPooled
-	if !set && m.n <= 2 && sc.kc <= maxPairTokens {
+	if !set && (m.n == 1 || m.n == 2 && sc.kc <= maxPairTokens) {
 		sc.overlaps(m.n)
 		return combine(sc.triples, m.multi, m.fm), triple{}
 	}

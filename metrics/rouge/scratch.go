@@ -388,8 +388,8 @@ type stampedCount struct {
 }
 
 // overlaps appends to sc.triples the n-gram counts of the candidate (sequence 0) against each
-// reference, rouge-score's: match = Σ_g min(c_cand(g), c_ref(g)), for n = 1 or 2 and a
-// candidate of at most maxPairTokens distinct tokens. The tokens are the ids 0..distinct-1,
+// reference, rouge-score's: match = Σ_g min(c_cand(g), c_ref(g)), for n = 1, and for n = 2
+// with a candidate of at most maxPairTokens distinct tokens. The tokens are the ids 0..distinct-1,
 // the candidate's 0..kc-1, so its n-grams index a table of distinct (n = 1) or kc² + spares
 // (n = 2) slots directly (no hashing, no n-gram ids); a reference bigram with a token >= kc
 // occurs in no candidate bigram and reads a spare slot, which no count reaches. Per
