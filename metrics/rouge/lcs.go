@@ -308,12 +308,7 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	}
 	w, k := l.w[p], l.k
 	masks := l.masks[l.off[p] : l.off[p]+k*w]
-	if need := (len(r) + 1) * w; cap(l.rows) < need {
-		l.rows = make([]uint64, need)
-	} else {
-		l.rows = l.rows[:need] // every word is written below
-	}
-	rows := l.rows
+	rows := l.rowsFor((len(r) + 1) * w) // every word is written below
 	for x := range rows[:w] {
 		rows[x] = ^uint64(0)
 	}
@@ -531,7 +526,7 @@ func (l *lsumLCS) unionPacked2(r1, r2 []int32, g int) (marks1, marks2 uint64) {
 // rowsFor returns l.rows with n words, every one of which the caller writes before reading.
 func (l *lsumLCS) rowsFor(n int) []uint64 {
 	if cap(l.rows) < n {
-		l.rows = make([]uint64, n)
+		l.rows = make([]uint64, max(n, 2*cap(l.rows))) // at least doubled, as in load
 	}
 	l.rows = l.rows[:n]
 	return l.rows

@@ -429,9 +429,10 @@ const bigramSpares = 8
 func (sc *scratch) bigramTable(kc int) ([]stampedCount, uint32) {
 	need := kc*kc + bigramSpares
 	if len(sc.ov) < need {
-		// At least doubled: the sizes of examples rise a little at a time, and each new
-		// table is fresh memory (page faults) until the garbage collector runs.
-		sc.ov = freshmem.Make[stampedCount](min(max(need, 2*len(sc.ov)), maxPairTokens*maxPairTokens+bigramSpares))
+		// At least doubled, and room for 64 tokens at first (32 KiB): the sizes of examples
+		// rise a little at a time, and each new table is fresh memory (page faults) until
+		// the garbage collector runs.
+		sc.ov = freshmem.Make[stampedCount](min(max(need, 2*len(sc.ov), 64*64+bigramSpares), maxPairTokens*maxPairTokens+bigramSpares))
 		sc.ovGen = 0
 	}
 	sc.ovGen++
