@@ -123,12 +123,8 @@ func BenchmarkMerge(b *testing.B) {
 	}
 }
 
-// BenchmarkRougeScoreSet is rouge-score's usual set, ROUGE-1/2/L/Lsum with stemming, folded
-// together as the pipeline folds them (one core.Memo, so a record is tokenized once), with
-// fresh states (a cold tokenizer vocabulary) per pass over the corpus. The corpus is
-// synthetic summaries of four lines, or the JSONL file (prediction, references) named by
-// EVALSTREAM_ROUGE_CORPUS, to profile on real text.
-func BenchmarkRougeScoreSet(b *testing.B) {
+// scoreSetCorpus is the corpus of BenchmarkRougeScoreSet.
+func scoreSetCorpus(b *testing.B) []rec {
 	var recs []rec
 	if path := os.Getenv("EVALSTREAM_ROUGE_CORPUS"); path != "" {
 		f, err := os.ReadFile(path)
@@ -148,20 +144,35 @@ func BenchmarkRougeScoreSet(b *testing.B) {
 			}
 			recs = append(recs, rec{r.Prediction, r.References})
 		}
-	} else {
-		recs = benchRecords(true, 100, 1, 1500)
-		for _, r := range recs {
-			r[0] = strings.Replace(r[0].(string), " w1 ", "\nw1\n", -1)
-			refs := r[1].([]string)
-			refs[0] = strings.Replace(refs[0], " w2 ", "\nw2\n", -1)
-		}
+		return recs
 	}
-	ms := []core.Metric{
+	recs = benchRecords(true, 100, 1, 1500)
+	for _, r := range recs {
+		r[0] = strings.Replace(r[0].(string), " w1 ", "\nw1\n", -1)
+		refs := r[1].([]string)
+		refs[0] = strings.Replace(refs[0], " w2 ", "\nw2\n", -1)
+	}
+	return recs
+}
+
+// scoreSet is rouge-score's usual set: ROUGE-1/2/L/Lsum with stemming.
+func scoreSet(b *testing.B) []core.Metric {
+	return []core.Metric{
 		build(b, "rouge_n", map[string]any{"compat": "rouge-score", "n": 1, "stem": true}),
 		build(b, "rouge_n", map[string]any{"compat": "rouge-score", "n": 2, "stem": true}),
 		build(b, "rouge_l", map[string]any{"compat": "rouge-score", "stem": true}),
 		build(b, "rouge_lsum", map[string]any{"stem": true}),
 	}
+}
+
+// BenchmarkRougeScoreSet is rouge-score's usual set, ROUGE-1/2/L/Lsum with stemming, folded
+// together as the pipeline folds them (one core.Memo, so a record is tokenized once), with
+// fresh states (a cold tokenizer vocabulary) per pass over the corpus. The corpus is
+// synthetic summaries of four lines, or the JSONL file (prediction, references) named by
+// EVALSTREAM_ROUGE_CORPUS, to profile on real text.
+func BenchmarkRougeScoreSet(b *testing.B) {
+	recs := scoreSetCorpus(b)
+	ms := scoreSet(b)
 	exs := examples(ms[0], recs)
 	var memo core.Memo
 	for i := range exs {
@@ -187,4 +198,41 @@ func BenchmarkRougeScoreSet(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N*len(exs))/b.Elapsed().Seconds(), "records/s")
+}
+
+// BenchmarkRougeScoring is the scoring of each metric of BenchmarkRougeScoreSet alone, on
+// examples tokenized beforehand: each example keeps a core.Memo of its own, whose token ids
+// stay current, and whose LCS lengths (shared by rougeL and rougeLsum) are forgotten before
+// each Add.
+func BenchmarkRougeScoring(b *testing.B) {
+	recs := scoreSetCorpus(b)
+	ms := scoreSet(b)
+	exs := examples(ms[0], recs)
+	tok := ms[0].NewState()
+	for i := range exs {
+		exs[i].Memo = new(core.Memo)
+		for _, m := range ms {
+			if err := m.Check(&exs[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		tok.Add(&exs[i], 1) // tokenizes into the memo
+	}
+	key := ms[0].(*RougeN).text.memoKey
+	for j, name := range []string{"rouge1", "rouge2", "rougeL", "rougeLsum"} {
+		b.Run(name, func(b *testing.B) {
+			st := ms[j].NewState()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for k := range exs {
+					if v, _ := exs[k].Memo.Lookup(key); v != nil {
+						v.(*loaded).lcsOK = false
+					}
+					st.Add(&exs[k], 1)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(exs))/b.Elapsed().Seconds(), "records/s")
+		})
+	}
 }

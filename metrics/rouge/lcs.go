@@ -2,7 +2,6 @@ package rouge
 
 import (
 	"math/bits"
-	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/internal/freshmem"
 	"github.com/evalstream/evalstream/metrics/tokenize"
@@ -151,7 +150,8 @@ func (b *bitLCS) load(a []int32, k int) {
 	b.k = k
 	need := k * b.w
 	if cap(b.masks) < need {
-		b.masks = freshmem.Make[uint64](need) // set with |=
+		// At least doubled, as the sizes of examples rise a little at a time.
+		b.masks = freshmem.Make[uint64](max(need, 2*cap(b.masks)))[:need] // set with |=
 	} else {
 		b.masks = b.masks[:need]
 		clear(b.masks)
@@ -222,28 +222,21 @@ func (b *bitLCS) length(s []int32) int {
 // Prediction sentences of 1 to 63 symbols share 64-bit words (packs): each has a segment of
 // its own, followed by a guard bit that is always 0 in V and in the masks, so the carry out of
 // a segment's addition stops there (it is cleared after each step), exactly as it falls off
-// the top of a word of its own. The rows of one reference sentence against every sentence of
-// a pack then take one pass over the reference sentence instead of one per prediction
-// sentence; they are kept for the next backtrack of the same reference sentence and pack.
+// the top of a word of its own. One pass over a reference sentence then computes its rows
+// against every sentence of a pack, and one walk back over them reads the LCS indices of all
+// of them (unionPacked).
 type lsumLCS struct {
 	k     int      // column symbols are < k; other row symbols match nothing
 	off   []int    // off[p]: start in masks of prediction sentence p's k rows of w[p] words
 	w     []int    // words per row of sentence p (not packed)
 	masks []uint64 // bit j of sentence p's row s is set when c[j] == s
-	rows  []uint64 // V_0..V_|r| of the current pair, or of the current reference and pack
+	rows  []uint64 // V_0..V_|r| of the current pair, or D_1..D_|r| of the current pack
+	idx   []int32  // backtrack's indices, in union
 
 	pack   []int32  // pack[p]: the pack of sentence p, or -1
-	shift  []uint8  // shift[p]: the lowest bit of sentence p's segment in its pack
 	pmasks []uint64 // pack g's row for symbol s is pmasks[g*k+s]
 	guards []uint64 // guards[g]: the guard bits of pack g
 	used   int      // bits taken in the last pack
-
-	// rows holds the rows of pack rowsPack against the reference sentence at rowsRef (of
-	// rowsLen symbols) when rowsOK.
-	rowsOK   bool
-	rowsPack int
-	rowsRef  *int32
-	rowsLen  int
 }
 
 // reset forgets the sentences of the last example; symbols of the next ones are < k.
@@ -252,15 +245,13 @@ func (l *lsumLCS) reset(k int) {
 	l.off = l.off[:0]
 	l.w = l.w[:0]
 	l.masks = l.masks[:0]
-	l.pack, l.shift = l.pack[:0], l.shift[:0]
+	l.pack = l.pack[:0]
 	l.pmasks, l.guards = l.pmasks[:0], l.guards[:0]
 	l.used = 0
-	l.rowsOK = false
 }
 
 // addSentence loads prediction sentence number len(l.w) (its symbols are < k).
 func (l *lsumLCS) addSentence(c []int32) {
-	l.rowsOK = false
 	if n := len(c); n > 0 && n < 64 {
 		k := l.k
 		if len(l.guards) == 0 || l.used+n+1 > 64 {
@@ -283,14 +274,12 @@ func (l *lsumLCS) addSentence(c []int32) {
 		}
 		l.guards[g] |= 1 << uint(l.used+n)
 		l.pack = append(l.pack, int32(g))
-		l.shift = append(l.shift, uint8(l.used))
 		l.used += n + 1
 		l.off = append(l.off, 0)
 		l.w = append(l.w, 0)
 		return
 	}
 	l.pack = append(l.pack, -1)
-	l.shift = append(l.shift, 0)
 	w := (len(c) + 63) >> 6
 	off := len(l.masks)
 	l.off = append(l.off, off)
@@ -311,24 +300,15 @@ func (l *lsumLCS) addSentence(c []int32) {
 }
 
 // backtrack appends to dst the indices into r of the LCS of r (rows) and prediction
-// sentence p, c (columns), that rouge-score's `_backtrack_norec` reads out, in descending
-// order.
+// sentence p, c (columns, not in a pack), that rouge-score's `_backtrack_norec` reads out,
+// in descending order.
 func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	if len(r) == 0 || len(c) == 0 {
 		return dst
 	}
-	if g := l.pack[p]; g >= 0 {
-		return l.backtrackPacked(dst, r, int(g), uint(l.shift[p]), c)
-	}
-	l.rowsOK = false // rows is overwritten below
 	w, k := l.w[p], l.k
 	masks := l.masks[l.off[p] : l.off[p]+k*w]
-	if need := (len(r) + 1) * w; cap(l.rows) < need {
-		l.rows = make([]uint64, need)
-	} else {
-		l.rows = l.rows[:need] // every word is written below
-	}
-	rows := l.rows
+	rows := l.rowsFor((len(r) + 1) * w) // every word is written below
 	for x := range rows[:w] {
 		rows[x] = ^uint64(0)
 	}
@@ -405,52 +385,205 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	return dst
 }
 
-// backtrackPacked is backtrack for a sentence c of pack g whose segment starts at bit o: the
-// walk of backtrack's one-word case, on the segment's bits.
-func (l *lsumLCS) backtrackPacked(dst []int32, r []int32, g int, o uint, c []int32) []int32 {
-	k := l.k
-	masks := l.pmasks[g*k : (g+1)*k]
-	if !l.rowsOK || l.rowsPack != g || l.rowsRef != unsafe.SliceData(r) || l.rowsLen != len(r) {
-		if need := len(r) + 1; cap(l.rows) < need {
-			l.rows = make([]uint64, need)
-		} else {
-			l.rows = l.rows[:need] // every word is written below
-		}
-		guard := l.guards[g]
-		v := ^guard
-		l.rows[0] = v
-		for i, s := range r {
-			if int(s) < k {
-				m := masks[s]
-				v = ((v + (v & m)) | (v &^ m)) &^ guard
-			}
-			l.rows[i+1] = v
-		}
-		l.rowsOK, l.rowsPack, l.rowsRef, l.rowsLen = true, g, unsafe.SliceData(r), len(r)
+// union ORs into marks (bit x of marks[x>>6] for index x of r) the LCS indices of r against
+// every prediction sentence (cs(p) is sentence p) that rouge-score's `_backtrack_norec` reads
+// out: rougeLsum's union of one reference sentence's LCSs.
+func (l *lsumLCS) union(marks []uint64, r []int32, cs func(p int) []int32) {
+	if len(r) == 0 {
+		return
 	}
-	rows := l.rows
-	i, j := len(r), len(c)                                         // j < 64
-	t := int32(bits.OnesCount64(^rows[i] >> o & (1<<uint(j) - 1))) // T[i][j]
-	if t == 0 {
-		return dst
+	for g := range l.guards {
+		l.unionPacked(marks, r, g)
 	}
-	for t > 0 { // T[i][j] > 0: i, j > 0, and an LCS index is left to read
-		s := r[i-1]
-		if s == c[j-1] {
-			dst = append(dst, int32(i-1))
-			i--
-			j--
-			t--
+	for p, g := range l.pack {
+		if g >= 0 {
 			continue
 		}
-		low := uint64(1)<<uint(j) - 1
-		if int32(bits.OnesCount64(^rows[i-1]>>o&low)) == t {
-			i--
+		l.idx = l.backtrack(l.idx[:0], r, p, cs(p))
+		for _, x := range l.idx {
+			marks[x>>6] |= 1 << (uint(x) & 63)
+		}
+	}
+}
+
+// union2 is union for two reference sentences of 1 to 64 tokens at once: it returns their
+// marks. The two are independent chains of dependent steps, which the processor overlaps
+// when they are interleaved.
+func (l *lsumLCS) union2(r1, r2 []int32, cs func(p int) []int32) (marks1, marks2 uint64) {
+	for g := range l.guards {
+		m1, m2 := l.unionPacked2(r1, r2, g)
+		marks1 |= m1
+		marks2 |= m2
+	}
+	for p, g := range l.pack {
+		if g >= 0 {
 			continue
 		}
-		j = 64 - bits.LeadingZeros64(masks[s]>>o&(low>>1))
+		for _, x := range l.backtrack(l.idx[:0], r1, p, cs(p)) {
+			marks1 |= 1 << uint(x)
+		}
+		l.idx = l.backtrack(l.idx[:0], r2, p, cs(p))
+		for _, x := range l.idx {
+			marks2 |= 1 << uint(x)
+		}
 	}
-	return dst
+	return marks1, marks2
+}
+
+// unionPacked is union for the sentences of pack g, all at once: the walks of backtrack's
+// one-word case, one per segment, advance together one row at a time.
+//
+// At row i, a walk at column j (1 <= j) either takes the diagonal of a match of s = r[i-1]
+// at or left of j-1 and reads index i-1, or goes up: it takes it when c[j-1] == s or
+// T[i][j] > T[i-1][j] (backtrack's left jumps end on the nearest match of s to the left),
+// and then continues at the column of that match. So a walk needs, per row, the bit of
+// T[i][·] > T[i-1][·] at its column. From V_{i-1} to V_i, Hyyrö's step moves the zero
+// that ends each run of ones of V_{i-1} holding a match (its bit b, or the guard) down to
+// the run's lowest match p: T[i][j] = T[i-1][j] + 1 exactly for j-1 in [p, b). The bits
+// that turned on are the b's and those that turned off the p's, so D_i, their difference,
+// has exactly the bits [p, b) set (the ranges are disjoint: no borrow crosses one).
+//
+// The walks are one-hot bits, one per segment, at column j-1 of their sentence; a walk
+// past column 0 falls onto the guard below (cleared) or off the word.
+func (l *lsumLCS) unionPacked(marks []uint64, r []int32, g int) {
+	masks := l.pmasks[g*l.k : (g+1)*l.k]
+	guard := l.guards[g]
+	d := l.rowsFor(len(r) + 1)
+	v := ^guard
+	for i, s := range r {
+		v, d[i+1] = packRise(v, masks, s, guard)
+	}
+	walks := guard >> 1 // every sentence of the pack is non-empty: j = len(c)
+	// Whether a row is read is a coin toss for the branch predictor: the rows read are
+	// gathered without a branch, a word of marks at a time.
+	var acc uint64
+	i := len(r)
+	for ; i > 0 && walks != 0; i-- {
+		x := i - 1
+		var take uint64
+		m := maskOf(masks, r[x])
+		walks, take = packWalk(walks, m, d[i], guard)
+		walks |= jumps(take, m, guard)
+		acc |= (take | -take) >> 63 << (uint(x) & 63)
+		if x&63 == 0 {
+			marks[x>>6] |= acc
+			acc = 0
+		}
+	}
+	if acc != 0 { // the walks ended at row i+1, inside word i>>6
+		marks[i>>6] |= acc
+	}
+}
+
+// unionPacked2 is unionPacked for two reference sentences of 1 to 64 tokens, interleaved:
+// it returns their marks.
+func (l *lsumLCS) unionPacked2(r1, r2 []int32, g int) (marks1, marks2 uint64) {
+	masks := l.pmasks[g*l.k : (g+1)*l.k]
+	guard := l.guards[g]
+	rows := l.rowsFor(len(r1) + len(r2) + 2)
+	d1, d2 := rows[:len(r1)+1], rows[len(r1)+1:]
+	v1, v2 := ^guard, ^guard
+	n := min(len(r1), len(r2))
+	for i := 0; i < n; i++ {
+		v1, d1[i+1] = packRise(v1, masks, r1[i], guard)
+		v2, d2[i+1] = packRise(v2, masks, r2[i], guard)
+	}
+	for i := n; i < len(r1); i++ {
+		v1, d1[i+1] = packRise(v1, masks, r1[i], guard)
+	}
+	for i := n; i < len(r2); i++ {
+		v2, d2[i+1] = packRise(v2, masks, r2[i], guard)
+	}
+	w1, w2 := guard>>1, guard>>1
+	i1, i2 := len(r1), len(r2)
+	for ; i1 > 0 && i2 > 0 && w1|w2 != 0; i1, i2 = i1-1, i2-1 {
+		var t1, t2 uint64
+		m1, m2 := maskOf(masks, r1[i1-1]), maskOf(masks, r2[i2-1])
+		w1, t1 = packWalk(w1, m1, d1[i1], guard)
+		w2, t2 = packWalk(w2, m2, d2[i2], guard)
+		w1 |= jumps(t1, m1, guard)
+		w2 |= jumps(t2, m2, guard)
+		marks1 |= (t1 | -t1) >> 63 << (uint(i1-1) & 63)
+		marks2 |= (t2 | -t2) >> 63 << (uint(i2-1) & 63)
+	}
+	for ; i1 > 0 && w1 != 0; i1-- {
+		var t uint64
+		m := maskOf(masks, r1[i1-1])
+		w1, t = packWalk(w1, m, d1[i1], guard)
+		w1 |= jumps(t, m, guard)
+		marks1 |= (t | -t) >> 63 << (uint(i1-1) & 63)
+	}
+	for ; i2 > 0 && w2 != 0; i2-- {
+		var t uint64
+		m := maskOf(masks, r2[i2-1])
+		w2, t = packWalk(w2, m, d2[i2], guard)
+		w2 |= jumps(t, m, guard)
+		marks2 |= (t | -t) >> 63 << (uint(i2-1) & 63)
+	}
+	return marks1, marks2
+}
+
+// rowsFor returns l.rows with n words, every one of which the caller writes before reading.
+func (l *lsumLCS) rowsFor(n int) []uint64 {
+	if cap(l.rows) < n {
+		l.rows = make([]uint64, max(n, 2*cap(l.rows))) // at least doubled, as in load
+	}
+	l.rows = l.rows[:n]
+	return l.rows
+}
+
+// maskOf returns the row of masks for symbol s (0 past them: s matches nothing).
+func maskOf(masks []uint64, s int32) uint64 {
+	if int(s) < len(masks) {
+		return masks[s]
+	}
+	return 0
+}
+
+// packRise is one row of a pack (masks, guard bits guard) for the row symbol s: from
+// V_{i-1} (v) it returns V_i and D_i.
+func packRise(v uint64, masks []uint64, s int32, guard uint64) (uint64, uint64) {
+	if int(s) >= len(masks) {
+		return v, 0
+	}
+	m := masks[s]
+	raw := (v + (v & m)) | (v &^ m)
+	nv := raw &^ guard
+	return nv, (raw &^ v) - (v &^ nv)
+}
+
+// packWalk moves the walks of a pack over the row of a symbol of masks m with rises d
+// (D_i): it returns the walks on the row above and those that took the row (nonzero when the
+// row's index is read). It moves one walk that jumps (see below); the caller moves the
+// others, when there are (jumps).
+func packWalk(walks, m, d, guard uint64) (uint64, uint64) {
+	take := walks & (m | d)
+	// A walk that takes the row without a match at its column jumps to the nearest match
+	// of s to its left, in its segment (T rose there): bit p, where it continues at p-1
+	// (nowhere when p is its segment's lowest bit). With one such walk, the usual case,
+	// there is no branch: when there is none, below is 0 and so is the bit added.
+	jump := take &^ m
+	below := m & (jump&-jump - 1) & -((jump | -jump) >> 63)
+	return (walks&^take | (take&m)>>1 | 1<<bits.Len64(below)>>2) &^ guard, take
+}
+
+// jumps returns the walks that packWalk left to move for the walks take that took the row
+// of masks m, or 0.
+func jumps(take, m, guard uint64) uint64 {
+	jump := take &^ m
+	if jump &= jump - 1; jump == 0 {
+		return 0
+	}
+	return moreJumps(jump, m) &^ guard
+}
+
+// moreJumps returns the walks after the jumps of packWalk but the first.
+func moreJumps(jump, m uint64) (walks uint64) {
+	for ; jump != 0; jump &= jump - 1 {
+		below := m & (jump&-jump - 1)
+		walks |= 1 << bits.Len64(below) >> 2
+	}
+	return walks
 }
 
 // lastBelow returns the highest set bit of row below bit j, or -1.

@@ -74,24 +74,47 @@ func lsumOracle(r, c []int32) []int32 {
 	return tab.backtrack(nil, r, c)
 }
 
-// checkLsumLCS loads the prediction sentences cs (symbols < k) and requires the indices of
-// every reference sentence in rs against each of them to be the textbook table's.
+// checkLsumLCS requires the union of the LCS indices of every reference sentence in rs
+// against the prediction sentences cs (symbols < k) to be the textbook table's: with each
+// sentence loaded alone (its own indices) and with all of them loaded, one reference
+// sentence at a time (union) and two (union2).
 func checkLsumLCS(t *testing.T, l *lsumLCS, k int, cs, rs [][]int32) {
 	t.Helper()
-	l.reset(k)
-	for _, c := range cs {
-		l.addSentence(c)
-	}
-	for _, r := range rs {
-		for p, c := range cs {
-			got := l.backtrack(nil, r, p, c)
-			want := lsumOracle(r, c)
-			require.Equal(t, len(want), len(got), "r=%v c=%v", r, c)
-			if len(want) > 0 {
-				require.Equal(t, want, got, "r=%v c=%v", r, c)
+	check := func(cs [][]int32) {
+		t.Helper()
+		l.reset(k)
+		for _, c := range cs {
+			l.addSentence(c)
+		}
+		wants := make([][]uint64, len(rs))
+		for i, r := range rs {
+			want := make([]uint64, (len(r)+63)>>6)
+			for _, c := range cs {
+				for _, x := range lsumOracle(r, c) {
+					want[x>>6] |= 1 << (uint(x) & 63)
+				}
+			}
+			got := make([]uint64, len(want))
+			l.union(got, r, func(p int) []int32 { return cs[p] })
+			require.Equal(t, want, got, "r=%v cs=%v", r, cs)
+			wants[i] = want
+		}
+		// union2 on every pair of sentences of 1 to 64 tokens (each with itself too).
+		for i, r1 := range rs {
+			for j, r2 := range rs {
+				if len(r1) == 0 || len(r1) > 64 || len(r2) == 0 || len(r2) > 64 {
+					continue
+				}
+				m1, m2 := l.union2(r1, r2, func(p int) []int32 { return cs[p] })
+				require.Equal(t, wants[i], []uint64{m1}, "r1=%v r2=%v cs=%v", r1, r2, cs)
+				require.Equal(t, wants[j], []uint64{m2}, "r1=%v r2=%v cs=%v", r1, r2, cs)
 			}
 		}
 	}
+	for _, c := range cs {
+		check([][]int32{c})
+	}
+	check(cs)
 }
 
 // randSeq returns n symbols below k; a small k repeats symbols a lot (many tied LCSs, where
@@ -177,39 +200,66 @@ func FuzzLsumLCS(f *testing.F) {
 	})
 }
 
-// TestPairsMatchesHashedGrams: the bigram ids of pairs are those of the hash tables (both
-// number bigrams in order of first occurrence), on random examples of few and of many
-// distinct tokens, with short and empty sequences, reusing one scratch.
-func TestPairsMatchesHashedGrams(t *testing.T) {
+// TestOverlapsMatchesCounts: the n-gram overlaps of overlaps are those of counting n-grams
+// in maps, for n = 1 and 2, on random examples of few and of many distinct candidate tokens,
+// with reference tokens absent from the candidate, short and empty sequences and several
+// references, reusing one scratch.
+func TestOverlapsMatchesCounts(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	var sc scratch
-	for trial := 0; trial < 500; trial++ {
+	for trial := 0; trial < 1000; trial++ {
 		sc.reset()
+		n := 1 + trial%2
 		k := 1 + rng.Intn(maxPairTokens)
-		for i, nseq := 0, 1+rng.Intn(5); i < nseq; i++ {
-			sc.seq = append(sc.seq, randSeq(rng, rng.Intn(80), k)...)
-			sc.ends = append(sc.ends, len(sc.seq))
+		if trial%5 == 0 {
+			k = 1 + rng.Intn(2*maxPairTokens) // n = 1 has no bound
 		}
-		seen := map[int32]bool{}
-		for _, s := range sc.seq {
-			seen[s] = true
+		if trial%7 == 0 {
+			k = 1 + rng.Intn(4)
 		}
-		// Dense ids, as load makes them.
+		// The candidate first, then references with tokens of up to k+10 ids: dense ids as
+		// load makes them (the candidate's are 0..kc-1).
 		dense := map[int32]int32{}
-		for i, s := range sc.seq {
-			if _, ok := dense[s]; !ok {
-				dense[s] = int32(len(dense))
+		var seqs [][]int32
+		for i, nseq := 0, 2+rng.Intn(4); i < nseq; i++ {
+			s := randSeq(rng, rng.Intn(3*k/2+3), k+10*min(i, 1))
+			for x, tok := range s {
+				if _, ok := dense[tok]; !ok {
+					dense[tok] = int32(len(dense))
+				}
+				s[x] = dense[tok]
 			}
-			sc.seq[i] = dense[s]
+			if i == 0 {
+				sc.kc = len(dense)
+			}
+			sc.seq = append(sc.seq, s...)
+			sc.ends = append(sc.ends, len(sc.seq))
+			seqs = append(seqs, s)
 		}
-		sc.distinct = len(seen)
-		sc.gramN = 2
-		np := sc.pairs()
-		got := append([]int32(nil), sc.grams...)
-		gotEnds := append([]int(nil), sc.gEnds...)
-		nh := sc.hashedGrams(2)
-		require.Equal(t, nh, np)
-		require.Equal(t, append([]int32(nil), sc.grams...), got)
-		require.Equal(t, sc.gEnds, gotEnds)
+		sc.distinct = len(dense)
+		if n == 2 && sc.kc > maxPairTokens {
+			continue // the id path's
+		}
+		counts := func(s []int32) map[[2]int32]int64 {
+			c := map[[2]int32]int64{}
+			for i := 0; i+n <= len(s); i++ {
+				var g [2]int32
+				copy(g[:], s[i:i+n])
+				c[g]++
+			}
+			return c
+		}
+		cc := counts(seqs[0])
+		var want []triple
+		for _, r := range seqs[1:] {
+			tr := triple{cand: int64(max(len(seqs[0])-n+1, 0)), ref: int64(max(len(r)-n+1, 0))}
+			for g, x := range counts(r) {
+				tr.match += min(x, cc[g])
+			}
+			want = append(want, tr)
+		}
+		sc.triples = sc.triples[:0]
+		sc.overlaps(n)
+		require.Equal(t, want, sc.triples, "n=%d seqs=%v", n, seqs)
 	}
 }

@@ -1,6 +1,7 @@
 package rouge
 
 import (
+	"math/bits"
 	"sync"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -129,7 +130,7 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 				sc.triples = append(sc.triples, triple{match: int64(n), cand: int64(len(c)), ref: int64(len(sc.span(sents, bounds[j])))})
 			}
 		} else {
-			sc.lcs.load(c, sc.kc)
+			sc.lcs.load(c, sc.distinct) // as in lcsLengths
 			for j := 0; j+1 < len(bounds); j++ {
 				r := sc.span(sents, bounds[j])
 				sc.triples = append(sc.triples, triple{match: int64(sc.lcs.length(r)), cand: int64(len(c)), ref: int64(len(r))})
@@ -137,11 +138,17 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		}
 		return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
 	}
-	sc.lsum.reset(sc.kc)
+	// Every token id has a row of masks (zero past the prediction's ids below kc), so the
+	// walks need no test of whether a reference token occurs in the prediction.
+	sc.lsum.reset(k)
 	for p := 0; p < np; p++ {
 		sc.lsum.addSentence(sc.span(sents, p))
 	}
-	// Token pools: the prediction's counts (kept), then working copies per reference.
+	// rouge-score's token pools: a token of the union is a hit while both the prediction's
+	// and the reference's pool hold it, and a hit takes it from both. A reference token is
+	// in the union at most once per occurrence, so its reference pool never runs out
+	// before the union's occurrences do: only the prediction's pool counts. Its counts
+	// are kept in poolP; each reference but the last takes from a copy.
 	poolP := zeroed(sc.cnt, k)
 	predTokens := int64(0)
 	for i := 0; i < np; i++ {
@@ -151,43 +158,56 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		predTokens += int64(len(sc.span(sents, i)))
 	}
 	sc.cnt = poolP
-	sc.rcnt = zeroed(sc.rcnt, 2*k)
-	poolC, poolR := sc.rcnt[:k], sc.rcnt[k:]
 	for j := 0; j+1 < len(bounds); j++ {
-		copy(poolC, poolP)
-		clear(poolR)
+		pool := poolP
+		if j+2 < len(bounds) {
+			sc.rcnt = append(sc.rcnt[:0], poolP...)
+			pool = sc.rcnt
+		}
 		refTokens := int64(0)
 		for i := bounds[j]; i < bounds[j+1]; i++ {
-			for _, t := range sc.span(sents, i) {
-				poolR[t]++
-			}
 			refTokens += int64(len(sc.span(sents, i)))
 		}
-		hits := int64(0)
+		hits := int32(0)
 		if np > 0 && predTokens > 0 && refTokens > 0 {
+			cs := func(p int) []int32 { return sc.span(sents, p) }
 			for i := bounds[j]; i < bounds[j+1]; i++ {
+				// The union of the LCS index sets of r against every prediction sentence.
+				// Which sentence of the reference takes a token from the pool first does
+				// not change the hits (each token's is min(its occurrences in the unions,
+				// its count in the prediction)).
 				r := sc.span(sents, i)
-				// Union of the LCS index sets of r against every prediction sentence, in
-				// ascending order.
-				sc.mark = zeroed(sc.mark, len(r))
-				for p := 0; p < np; p++ {
-					sc.idx = sc.lsum.backtrack(sc.idx[:0], r, p, sc.span(sents, p))
-					for _, x := range sc.idx {
-						sc.mark[x] = true
+				if i+1 < bounds[j+1] {
+					if r2 := sc.span(sents, i+1); len(r) > 0 && len(r) <= 64 && len(r2) > 0 && len(r2) <= 64 {
+						m1, m2 := sc.lsum.union2(r, r2, cs)
+						hits += takeMarked(pool, r, m1) + takeMarked(pool, r2, m2)
+						i++
+						continue
 					}
 				}
-				for x, on := range sc.mark {
-					if t := r[x]; on && poolC[t] > 0 && poolR[t] > 0 {
-						hits++
-						poolC[t]--
-						poolR[t]--
-					}
+				sc.marks = zeroed(sc.marks, (len(r)+63)>>6)
+				sc.lsum.union(sc.marks, r, cs)
+				for w, word := range sc.marks {
+					hits += takeMarked(pool, r[w<<6:], word)
 				}
 			}
 		}
-		sc.triples = append(sc.triples, triple{match: hits, cand: predTokens, ref: refTokens})
+		sc.triples = append(sc.triples, triple{match: int64(hits), cand: predTokens, ref: refTokens})
 	}
 	return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
+}
+
+// takeMarked takes from pool the tokens of r at the bits of marks, while any is left, and
+// returns how many it took.
+func takeMarked(pool []int32, r []int32, marks uint64) (hits int32) {
+	for ; marks != 0; marks &= marks - 1 {
+		t := r[bits.TrailingZeros64(marks)]
+		c := pool[t]
+		take := int32(uint32(-c) >> 31) // c > 0, without a branch
+		hits += take
+		pool[t] = c - take
+	}
+	return hits
 }
 
 // oneSentenceEach reports whether every reference has exactly one sentence.

@@ -111,10 +111,14 @@ func (m *RougeN) SentenceScore(ex *core.Example) (float64, bool) {
 // example scores one checked example.
 func (m *RougeN) example(ex *core.Example, sc *scratch) (prf, triple) {
 	sc.load(m.text, ex)
+	set := m.multi == sumPooled
+	if !set && (m.n == 1 || m.n == 2 && sc.kc <= maxPairTokens) {
+		sc.overlaps(m.n)
+		return combine(sc.triples, m.multi, m.fm), triple{}
+	}
 	k := sc.ngrams(m.n)
 	cnt, rcnt := sc.counts(k)
 	cand := sc.gram(0)
-	set := m.multi == sumPooled
 	candDistinct := int64(0) // only the set semantics needs it
 	if set {
 		for _, g := range cand {

@@ -33,9 +33,11 @@ type scratch struct {
 	ownEnds, ownLines, ownTextLines []int
 
 	// The rouge tokenizer's ids (global to its vocabulary) become the example's dense ids
-	// through gloc: gloc[g].loc is valid when gloc[g].stamp == lgen, the example's stamp
-	// (one slot per id, so a lookup touches one cache line).
-	gloc []stampedID
+	// through gloc: slot g (gloc[g/glocChunk][g%glocChunk]) holds the id when its stamp is
+	// lgen, the example's (one slot per id, so a lookup touches one cache line). The slots
+	// come in chunks, added as the vocabulary grows: a growing flat table would be copied,
+	// and every copy is fresh memory (page faults, ~2.5 µs each in a VM).
+	gloc []*[glocChunk]stampedID
 	lgen uint32
 	nloc int32
 
@@ -47,22 +49,24 @@ type scratch struct {
 	// n-grams
 	levels    []u64Interner // levels[k] interns (id of a (k+1)-gram, next token) → id of a (k+2)-gram
 	cur, next []int32
-	// pairs: bigram ids by slot first*distinct + second, valid where the stamp is pairGen
-	pairID    []stampedID
-	pairGen   uint32
+	// overlaps' bigram counts of the candidate by slot first*kc + second, valid where the
+	// stamp is ovGen
+	ov        []stampedCount
+	ovGen     uint32
 	gramN     int
 	grams     []int32 // n-gram ids of every sequence, laid out like seq (n >= 2)
 	gEnds     []int
 	cnt, rcnt []int32 // per n-gram id: candidate count, current reference count
 
 	triples []triple
-	mark    []bool
-	idx     []int32
+	marks   []uint64 // rougeLsum's union of LCS indices of one reference sentence, a bit per token
 	bounds  []int
 }
 
-// stampedID is an id valid in the generation stamp (one example's ids in gloc, its bigram
-// ids in pairID).
+// glocChunk is the number of slots of a chunk of gloc (8 KiB).
+const glocChunk = 1024
+
+// stampedID is an id valid in the generation stamp (one example's ids in gloc).
 type stampedID struct {
 	stamp uint32
 	id    int32
@@ -75,7 +79,9 @@ func (sc *scratch) reset() {
 	sc.in.reset()
 	sc.lgen++
 	if sc.lgen == 0 {
-		clear(sc.gloc)
+		for _, c := range sc.gloc {
+			clear(c[:])
+		}
 		sc.lgen = 1
 	}
 	sc.nloc = 0
@@ -111,16 +117,17 @@ func (sc *scratch) nIDs() int { return sc.in.n() + int(sc.nloc) }
 
 // localize turns the rouge tokenizer's ids in seq[from:] into the example's dense ids.
 func (sc *scratch) localize(from int) {
-	if n := sc.rt.NumIDs(); n > len(sc.gloc) {
-		n = max(n, 2*len(sc.gloc))
-		sc.gloc = append(sc.gloc, make([]stampedID, n-len(sc.gloc))...)
+	for n := sc.rt.NumIDs(); len(sc.gloc)*glocChunk < n; {
+		c := new([glocChunk]stampedID)
+		freshmem.Touch(c[:]) // its first access is a read
+		sc.gloc = append(sc.gloc, c)
 	}
 	gloc, gen, nloc := sc.gloc, sc.lgen, sc.nloc
 	seq := sc.seq[from:]
 	for k, g := range seq {
 		// Whether a token is new to the example is a coin toss for the branch predictor:
 		// the slot is rewritten either way, with the id chosen by a conditional move.
-		sl := &gloc[g]
+		sl := &gloc[uint32(g)/glocChunk][uint32(g)%glocChunk]
 		id, add := sl.id, int32(0)
 		if sl.stamp != gen {
 			id, add = nloc, 1
@@ -143,7 +150,9 @@ func (sc *scratch) lcsLengths() []int32 {
 	if sc.memo != nil {
 		out = sc.memo.lcs[:0]
 	}
-	sc.lcs.load(sc.at(0), sc.kc)
+	// Masks for every token id (those from kc on are zero): whether a reference token
+	// occurs in the candidate is then no branch of length's loop.
+	sc.lcs.load(sc.at(0), sc.distinct)
 	for j := 1; j < len(sc.ends); j++ {
 		out = append(out, int32(sc.lcs.length(sc.at(j))))
 	}
@@ -333,9 +342,6 @@ func (sc *scratch) ngrams(n int) int {
 	if n == 1 {
 		return sc.distinct
 	}
-	if n == 2 && sc.distinct <= maxPairTokens {
-		return sc.pairs()
-	}
 	return sc.hashedGrams(n)
 }
 
@@ -371,45 +377,118 @@ func (sc *scratch) hashedGrams(n int) int {
 	return int(sc.levels[n-2].n)
 }
 
-// maxPairTokens bounds the distinct tokens of an example for which pairs numbers bigrams
-// through a table indexed by both token ids (at most 256² slots of 8 bytes).
+// maxPairTokens bounds the distinct tokens of a candidate for which overlaps counts its
+// bigrams in a table indexed by both token ids (at most 256² slots of 8 bytes).
 const maxPairTokens = 256
 
-// pairs is ngrams(2) for an example of at most maxPairTokens distinct tokens: a bigram's
-// slot is first*distinct + second, so there is no hashing and no probing. The slots carry
-// a generation stamp, so starting an example costs nothing.
-func (sc *scratch) pairs() int {
-	d := sc.distinct
-	if need := d * d; len(sc.pairID) < need {
-		// At least doubled: the sizes of examples rise a little at a time, and each new
-		// table is fresh memory (page faults) until the garbage collector runs.
-		sc.pairID = freshmem.Make[stampedID](min(max(need, 2*len(sc.pairID)), maxPairTokens*maxPairTokens))
-		sc.pairGen = 0
-	}
-	sc.pairGen++
-	if sc.pairGen == 0 {
-		clear(sc.pairID)
-		sc.pairGen = 1
-	}
-	ids, gen := sc.pairID, sc.pairGen
-	n := int32(0)
-	sc.grams = sc.grams[:0]
-	sc.gEnds = sc.gEnds[:0]
-	for i := range sc.ends {
-		s := sc.at(i)
-		for j := 1; j < len(s); j++ {
-			sl := &ids[int(s[j-1])*d+int(s[j])]
-			id, add := sl.id, int32(0) // branch-free, as in localize
-			if sl.stamp != gen {
-				id, add = n, 1
+// stampedCount is a count valid in the generation stamp (one reference's pass of overlaps).
+type stampedCount struct {
+	stamp uint32
+	n     int32
+}
+
+// overlaps appends to sc.triples the n-gram counts of the candidate (sequence 0) against each
+// reference, rouge-score's: match = Σ_g min(c_cand(g), c_ref(g)), for n = 1, and for n = 2
+// with a candidate of at most maxPairTokens distinct tokens. The tokens are the ids 0..distinct-1,
+// the candidate's 0..kc-1, so its n-grams index a table of distinct (n = 1) or kc² + spares
+// (n = 2) slots directly (no hashing, no n-gram ids); a reference bigram with a token >= kc
+// occurs in no candidate bigram and reads a spare slot, which no count reaches. Per
+// reference, the candidate's counts are made afresh, and each reference n-gram takes one
+// from its slot while any is left.
+func (sc *scratch) overlaps(n int) {
+	kc := sc.kc
+	cand := sc.at(0)
+	for j := 1; j < len(sc.ends); j++ {
+		ref := sc.at(j)
+		var match int32
+		if n == 1 {
+			cnt := zeroed(sc.cnt, sc.distinct)
+			sc.cnt = cnt
+			for _, a := range cand {
+				cnt[a]++
 			}
-			*sl = stampedID{stamp: gen, id: id}
-			n += add
-			sc.grams = append(sc.grams, id)
+			match = takeUnigrams(cnt, ref)
+		} else {
+			tab, gen := sc.bigramTable(kc)
+			countBigrams(tab, cand, kc, gen)
+			match = takeBigrams(tab, ref, kc, gen)
 		}
-		sc.gEnds = append(sc.gEnds, len(sc.grams))
+		sc.triples = append(sc.triples, triple{
+			match: int64(match), cand: int64(max(len(cand)-n+1, 0)), ref: int64(max(len(ref)-n+1, 0))})
 	}
-	return int(n)
+}
+
+// bigramSpares is the number of spare slots of overlaps' bigram table. A reference bigram
+// that is no candidate's reads and writes (unchanged) spare i%bigramSpares at position i: a
+// single spare would chain every such step to the last one through memory.
+const bigramSpares = 8
+
+// bigramTable returns overlaps' table for a candidate of kc distinct tokens (kc² slots, then
+// the spares) and a new generation stamp. The table is sized by the largest candidate (at
+// most 256² + bigramSpares slots of 8 bytes).
+func (sc *scratch) bigramTable(kc int) ([]stampedCount, uint32) {
+	need := kc*kc + bigramSpares
+	if len(sc.ov) < need {
+		// At least doubled, and room for 64 tokens at first (32 KiB): the sizes of examples
+		// rise a little at a time, and each new table is fresh memory (page faults) until
+		// the garbage collector runs.
+		sc.ov = freshmem.Make[stampedCount](min(max(need, 2*len(sc.ov), 64*64+bigramSpares), maxPairTokens*maxPairTokens+bigramSpares))
+		sc.ovGen = 0
+	}
+	sc.ovGen++
+	if sc.ovGen == 0 {
+		clear(sc.ov)
+		sc.ovGen = 1
+	}
+	return sc.ov[:need], sc.ovGen
+}
+
+// The steps below are conditional moves, not branches: whether an n-gram was seen before, or
+// is left in the candidate, is a coin toss for the branch predictor.
+
+// takeUnigrams returns the overlap of ref with the candidate counts cnt (one per token id),
+// taking the matches from cnt.
+func takeUnigrams(cnt []int32, ref []int32) int32 {
+	var match int32
+	for _, a := range ref {
+		c := cnt[a]
+		take := int32(uint32(-c) >> 31) // c > 0
+		match += take
+		cnt[a] = c - take
+	}
+	return match
+}
+
+// countBigrams counts the bigrams of the candidate cand (tokens < kc) in tab, stamped gen.
+func countBigrams(tab []stampedCount, cand []int32, kc int, gen uint32) {
+	for i := 1; i < len(cand); i++ {
+		sl := &tab[int(cand[i-1])*kc+int(cand[i])]
+		c := sl.n
+		if sl.stamp != gen {
+			c = 0
+		}
+		*sl = stampedCount{stamp: gen, n: c + 1}
+	}
+}
+
+// takeBigrams returns the bigram overlap of ref with the counts of countBigrams, taking the
+// matches from tab.
+func takeBigrams(tab []stampedCount, ref []int32, kc int, gen uint32) int32 {
+	spare := kc * kc
+	var match int32
+	for i := 1; i < len(ref); i++ {
+		a, b := int(ref[i-1]), int(ref[i])
+		out := ((kc - 1 - a) | (kc - 1 - b)) >> 63 // -1 when a >= kc or b >= kc, else 0
+		sl := &tab[(a*kc+b)&^out|(spare+i%bigramSpares)&out]
+		c := sl.n
+		if sl.stamp != gen {
+			c = 0
+		}
+		take := int32(uint32(-c) >> 31) // c > 0
+		match += take
+		sl.n = c - take
+	}
+	return match
 }
 
 // gram returns the n-gram ids of sequence i after ngrams.
@@ -433,7 +512,8 @@ func (sc *scratch) counts(k int) (cnt, rcnt []int32) {
 
 func zeroed[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return freshmem.Make[T](n) // counted with ++
+		// At least doubled, as the sizes of examples rise a little at a time.
+		return freshmem.Make[T](max(n, 2*cap(b)))[:n] // counted with ++
 	}
 	b = b[:n]
 	clear(b)
