@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/require"
 
 	"github.com/evalstream/evalstream/metrics/core"
@@ -85,7 +87,8 @@ func goldenFeed(t *testing.T, p *Prometheus) {
 
 // TestPrometheusExpositionGolden requires the scrape to be byte for byte the committed
 // golden, which was first written by client_golang's text encoder (v1.25.0, expfmt v0.73.1)
-// serving the same results, so that dropping the library changed nothing a scraper sees.
+// serving the same results, so that dropping the library changed nothing a scraper sees; and
+// the body to survive a round trip through expfmt's parser and encoder unchanged.
 func TestPrometheusExpositionGolden(t *testing.T) {
 	var logs syncBuffer
 	p, err := NewPrometheus("127.0.0.1:0", "", &logs)
@@ -102,9 +105,26 @@ func TestPrometheusExpositionGolden(t *testing.T) {
 	want, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.Equal(t, string(want), got)
+	require.Equal(t, body, reencode(t, body), "the text as Prometheus's parser reads it and its encoder writes it back")
 	require.NoError(t, p.Close())
 	// One log line for the scrape, naming every sample left out.
 	require.Equal(t, 1, bytes.Count([]byte(logs.String()), []byte("\n")), logs.String())
 	require.Contains(t, logs.String(), `error gathering metrics: left out 2 sample(s) whose labels, after escaping invalid UTF-8, repeat another's: `+
 		`evalstream_metric_value{scope="total",metric="bleu",type="bleu",slice="lang=d\\xffe"}, evalstream_records{scope="total",slice="lang=d\\xffe"}`+"\n")
+}
+
+// reencode parses an exposition with the Prometheus text parser and writes it back with
+// expfmt's text encoder (the one client_golang serves with), families in their order in body.
+func reencode(t *testing.T, body string) string {
+	t.Helper()
+	fams := parseExposition(t, body)
+	var out bytes.Buffer
+	for _, line := range strings.Split(body, "\n") {
+		if name, ok := strings.CutPrefix(line, "# TYPE "); ok {
+			name, _, _ = strings.Cut(name, " ")
+			_, err := expfmt.MetricFamilyToText(&out, fams[name])
+			require.NoError(t, err)
+		}
+	}
+	return out.String()
 }
