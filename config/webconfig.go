@@ -210,6 +210,10 @@ func parseWebConfig(b []byte, dir string) (*WebConfig, error) {
 			return nil, fmt.Errorf("tls_server_config: %w", err)
 		}
 		c.TLS = t
+		// Go's HTTP/2 server refuses to start without one of these (RFC 7540 9.2.2).
+		if t != nil && c.HTTP2 && len(t.CipherSuites) > 0 && !slices.Contains(t.CipherSuites, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256) && !slices.Contains(t.CipherSuites, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) {
+			return nil, errors.New("tls_server_config.cipher_suites: HTTP/2 (http_server_config.http2, on by default) needs TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 among them")
+		}
 	}
 	return c, nil
 }

@@ -129,6 +129,8 @@ func NewPrometheus(addr, webConfig string, logw io.Writer) (*Prometheus, error) 
 			err = p.srv.Serve(ln)
 		}
 		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			// ServeTLS can fail before it accepts; closed, the port refuses rather than hangs.
+			_ = ln.Close()
 			p.serveErr = fmt.Errorf("prometheus sink: serve on %s: %w", ln.Addr(), err)
 			errLog.Printf("stopped serving: %v", err)
 		}
