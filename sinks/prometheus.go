@@ -49,6 +49,7 @@ type Prometheus struct {
 	lastAt   time.Time
 	lastEmit time.Time
 	lag      map[string]int64
+	lastSize int // bytes of the last exposition: the next one's buffer starts that large
 }
 
 // NewPrometheus listens on addr ("127.0.0.1:9464", ":9464", "127.0.0.1:0") and serves

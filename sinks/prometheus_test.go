@@ -471,10 +471,9 @@ func (b *syncBuffer) String() string {
 
 // BenchmarkPrometheusScrape measures one scrape over HTTP of a large exposition: 1000 slices
 // of a scalar, a 3-class per-class metric and a 3x3 confusion matrix, in both scopes (26,000
-// samples, 2.9 MB of text). Against the hand-written text this replaced (same bytes), on a
-// loaded 2-core machine, CPU per identity scrape from pprof: hand-written 29 ms, client_golang
-// with families built here 41 ms, client_golang through a Registry of const metrics 166 ms
-// (hence exposition).
+// samples, 2.9 MB of text). On a loaded 2-core machine, alternating in one run: the text
+// written here 9-11 ms and 134 allocations per identity scrape, client_golang v1.25.0 (which
+// served the same bytes before) 39-47 ms and 291,000 allocations; gzip 19-23 ms against 48-55.
 func BenchmarkPrometheusScrape(b *testing.B) {
 	p, err := NewPrometheus("127.0.0.1:0", "", io.Discard)
 	require.NoError(b, err)

@@ -30,21 +30,33 @@ const expositionContentType = "text/plain; version=0.0.4; charset=utf-8; escapin
 
 const metricValueHelp = "Metric value over all records so far (scope=total) or over the latest closed window (scope=window); per-class values carry index, matrices row and col."
 
-// family is one gauge family under construction: its sample lines, already in the text format.
-type family struct {
-	name, help string
-	lines      bytes.Buffer
-	// seen holds the rendered label sets when some label value had to be escaped (see add),
-	// so that two samples cannot end up with the same labels.
-	seen map[string]bool
-	// dropped lists the label sets left out as duplicates.
-	dropped *[]string
-	label   strings.Builder // scratch for the rendered labels of one sample
+// expo is one exposition being written. Each family's samples are added one after the other,
+// never interleaved with another family's (the text format wants a family's lines together),
+// so lines go straight to the output.
+type expo struct {
+	b bytes.Buffer
+	// keep, when not nil, names the families to write.
+	keep map[string]bool
+	// dedupe is set when some label value had to be escaped (see family.add).
+	dedupe bool
+	// dropped lists the samples left out as duplicates.
+	dropped []string
+	line    []byte // scratch for a sample's labels
 }
 
-func newFamily(name, help string, dedupe bool, dropped *[]string) *family {
-	f := &family{name: name, help: help, dropped: dropped}
-	if dedupe {
+// family is one gauge family of an expo.
+type family struct {
+	e          *expo
+	name, help string
+	started    bool // HELP and TYPE written
+	// seen holds the rendered label sets when deduplicating, so that two samples cannot end
+	// up with the same labels.
+	seen map[string]bool
+}
+
+func (e *expo) family(name, help string) *family {
+	f := &family{e: e, name: name, help: help}
+	if e.dedupe {
 		f.seen = map[string]bool{}
 	}
 	return f
@@ -54,57 +66,74 @@ func newFamily(name, help string, dedupe bool, dropped *[]string) *family {
 // UTF-8 in every Prometheus format, and a slice key holds a record's raw bytes: invalid bytes
 // are written as \xNN so that the sample is kept. Two keys that differ only there render the
 // same; the second is left out and named in dropped rather than making the scrape invalid.
+// The family's HELP and TYPE lines come before its first sample, so that a family without
+// samples is not written (the text format has no empty family).
 func (f *family) add(v float64, kv ...string) {
-	f.label.Reset()
+	e := f.e
+	if e.keep != nil && !e.keep[f.name] {
+		return
+	}
+	l := e.line[:0]
 	for i := 0; i+1 < len(kv); i += 2 {
 		if i == 0 {
-			f.label.WriteByte('{')
+			l = append(l, '{')
 		} else {
-			f.label.WriteByte(',')
+			l = append(l, ',')
 		}
 		val := kv[i+1]
 		if !utf8.ValidString(val) {
 			val = escapeInvalidUTF8(val)
 		}
-		f.label.WriteString(kv[i])
-		f.label.WriteString(`="`)
-		labelEscaper.WriteString(&f.label, val)
-		f.label.WriteByte('"')
+		l = append(l, kv[i]...)
+		l = append(l, '=', '"')
+		l = appendEscaped(l, val, true)
+		l = append(l, '"')
 	}
 	if len(kv) > 0 {
-		f.label.WriteByte('}')
+		l = append(l, '}')
 	}
-	labels := f.label.String()
+	e.line = l
 	if f.seen != nil {
-		if f.seen[labels] {
-			*f.dropped = append(*f.dropped, f.name+quotedLabels(kv))
+		if f.seen[string(l)] {
+			e.dropped = append(e.dropped, f.name+quotedLabels(kv))
 			return
 		}
-		f.seen[labels] = true
+		f.seen[string(l)] = true
 	}
-	f.lines.WriteString(f.name)
-	f.lines.WriteString(labels)
-	f.lines.WriteByte(' ')
-	writeFloat(&f.lines, v)
-	f.lines.WriteByte('\n')
+	if !f.started {
+		f.started = true
+		e.b.WriteString("# HELP ")
+		e.b.WriteString(f.name)
+		e.b.WriteByte(' ')
+		e.b.Write(appendEscaped(nil, f.help, false))
+		e.b.WriteString("\n# TYPE ")
+		e.b.WriteString(f.name)
+		e.b.WriteString(" gauge\n")
+	}
+	e.b.WriteString(f.name)
+	e.b.Write(l)
+	e.b.WriteByte(' ')
+	writeFloat(&e.b, v)
+	e.b.WriteByte('\n')
 }
 
-// writeTo writes the family's HELP and TYPE lines and its samples.
-func (f *family) writeTo(b *bytes.Buffer) {
-	b.WriteString("# HELP ")
-	b.WriteString(f.name)
-	b.WriteByte(' ')
-	helpEscaper.WriteString(b, f.help)
-	b.WriteString("\n# TYPE ")
-	b.WriteString(f.name)
-	b.WriteString(" gauge\n")
-	b.Write(f.lines.Bytes())
+// appendEscaped appends s escaped as the text format escapes label values (quote set: \, "
+// and newline) or HELP text (\ and newline).
+func appendEscaped(dst []byte, s string, quote bool) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			dst = append(dst, '\\', '\\')
+		case c == '\n':
+			dst = append(dst, '\\', 'n')
+		case c == '"' && quote:
+			dst = append(dst, '\\', '"')
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
-
-var (
-	labelEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, `"`, `\"`)
-	helpEscaper  = strings.NewReplacer(`\`, `\\`, "\n", `\n`)
-)
 
 // writeFloat writes v as the text format spells it: NaN, +Inf, -Inf, 0 for both zeros, else
 // the shortest decimal that reads back as v.
@@ -164,8 +193,9 @@ func (p *Prometheus) exposition(keep map[string]bool) ([]byte, error) {
 	for k := range p.lag {
 		dedupe = dedupe || !utf8.ValidString(k)
 	}
-	var dropped []string
-	fam := func(name, help string) *family { return newFamily(name, help, dedupe, &dropped) }
+	e := &expo{keep: keep, dedupe: dedupe}
+	e.b.Grow(p.lastSize)
+	fam := e.family
 
 	values := fam("evalstream_metric_value", metricValueHelp)
 	records := fam("evalstream_records", "Records scored, over all records so far (scope=total) or in the latest closed window (scope=window).")
@@ -187,7 +217,6 @@ func (p *Prometheus) exposition(keep map[string]bool) ([]byte, error) {
 			records.add(float64(s.Records), "scope", sc.name, "slice", s.Key)
 		}
 	}
-	out := []*family{values, records}
 	if p.total != nil {
 		bad := fam("evalstream_bad_records", "Bad records (rejected, late or undecodable) so far, by reason.")
 		bad.add(float64(p.total.Skipped), "reason", "all")
@@ -201,14 +230,12 @@ func (p *Prometheus) exposition(keep map[string]bool) ([]byte, error) {
 		}
 		rate := fam("evalstream_records_per_second", "Records (scored and bad) per second between the last two emissions.")
 		rate.add(p.rate)
-		out = append(out, bad, rate)
 	}
 	if p.window != nil {
 		start := fam("evalstream_window_start_seconds", "Start of the latest closed window (Unix seconds).")
 		start.add(float64(p.window.Window.Start.UnixNano()) / 1e9)
 		end := fam("evalstream_window_end_seconds", "End of the latest closed window (Unix seconds).")
 		end.add(float64(p.window.Window.End.UnixNano()) / 1e9)
-		out = append(out, start, end)
 	}
 	if len(p.lag) > 0 {
 		lag := fam("evalstream_consumer_lag", "Messages between the broker's end offset and the offset covered by the partition's latest durable snapshot.")
@@ -224,28 +251,16 @@ func (p *Prometheus) exposition(keep map[string]bool) ([]byte, error) {
 			}
 			lag.add(float64(p.lag[k]), "topic", topic, "partition", part)
 		}
-		out = append(out, lag)
 	}
 	if !p.lastEmit.IsZero() {
 		last := fam("evalstream_last_emit_timestamp_seconds", "When results were last emitted (Unix seconds).")
 		last.add(float64(p.lastEmit.UnixNano()) / 1e9)
-		out = append(out, last)
 	}
-	size := 0
-	for _, f := range out {
-		size += f.lines.Len() + 2*len(f.name) + len(f.help) + 24
+	p.lastSize = e.b.Len()
+	if len(e.dropped) > 0 {
+		return e.b.Bytes(), fmt.Errorf("left out %d sample(s) whose labels, after escaping invalid UTF-8, repeat another's: %s", len(e.dropped), strings.Join(e.dropped, ", "))
 	}
-	var b bytes.Buffer
-	b.Grow(size)
-	for _, f := range out {
-		if f.lines.Len() > 0 && (keep == nil || keep[f.name]) {
-			f.writeTo(&b)
-		}
-	}
-	if len(dropped) > 0 {
-		return b.Bytes(), fmt.Errorf("left out %d sample(s) whose labels, after escaping invalid UTF-8, repeat another's: %s", len(dropped), strings.Join(dropped, ", "))
-	}
-	return b.Bytes(), nil
+	return e.b.Bytes(), nil
 }
 
 func addValues(f *family, scope, slice string, ms []pipeline.MetricResult) {
