@@ -243,7 +243,8 @@ func parseWebTLS(f *webFileTLS, dir string) (*WebTLS, error) {
 	}
 	var ok bool
 	if t.ClientAuth, ok = clientAuths[f.ClientAuthType]; !ok {
-		return nil, fmt.Errorf("client_auth_type: expected one of %s", strings.Join(sortedKeys(clientAuths)[1:], ", "))
+		names := sortedKeys(clientAuths)[1:] // without "", which sorts first
+		return nil, fmt.Errorf("client_auth_type: expected one of %s", strings.Join(names, ", "))
 	}
 	if (f.ClientCA != "" || f.ClientCAFile != "") && t.ClientAuth == tls.NoClientCert {
 		return nil, errors.New("client CA's have been configured without a Client Auth Policy (set client_auth_type, e.g. RequireAndVerifyClientCert)")

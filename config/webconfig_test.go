@@ -307,3 +307,19 @@ func TestVerifyClientSAN(t *testing.T) {
 		})
 	}
 }
+
+// FuzzParseWebConfig: any file is parsed or refused, never a panic.
+func FuzzParseWebConfig(f *testing.F) {
+	for _, seed := range []string{
+		"",
+		"tls_server_config:\n  cert_file: s.crt\n  key_file: s.key\n  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ca.crt\n  client_allowed_sans: [a]\n  min_version: TLS13\n  cipher_suites: [TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256]\n  curve_preferences: [X25519]\n",
+		"http_server_config: {http2: false, headers: {X-Frame-Options: deny}}\nrate_limit: {interval: 1s, burst: 2}\n",
+		"basic_auth_users: {a: $2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi}\n",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := parseWebConfig(b, "/etc")
+		require.True(t, (c == nil) != (err == nil))
+	})
+}
