@@ -119,9 +119,9 @@ var (
 // LoadWebConfig reads and checks a web config file without reading the files it names (see
 // CheckWebConfig). Unknown keys are errors; paths are relative to the file's directory.
 //
-// The error names the file and the key but never quotes a value from the file: a password
-// hash or an inline private key must not reach a terminal, a CI log or a bug report. Safe for
-// concurrent use; the WebConfig is the caller's.
+// The error names the file and the key (a user or header name included) but never quotes a
+// value from the file: a password hash or an inline private key must not reach a terminal, a
+// CI log or a bug report. Safe for concurrent use; the WebConfig is the caller's.
 func LoadWebConfig(path string) (*WebConfig, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
