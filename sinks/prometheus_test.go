@@ -2,6 +2,7 @@ package sinks
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -10,7 +11,6 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -188,28 +188,55 @@ func TestPrometheusExposition(t *testing.T) {
 		require.Contains(t, body, line+"\n")
 	}
 
-	// What Prometheus asks for first: the protobuf format, with the same families.
-	req, err := http.NewRequest(http.MethodGet, p.URL(), nil)
-	require.NoError(t, err)
-	req.Header.Set("Accept", `application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3`)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, expfmt.TypeProtoDelim, expfmt.ResponseFormat(resp.Header).FormatType())
-	dec := expfmt.NewDecoder(resp.Body, expfmt.ResponseFormat(resp.Header))
-	textFams := parseExposition(t, body)
-	n := 0
-	for {
-		var mf dto.MetricFamily
-		if err := dec.Decode(&mf); errors.Is(err, io.EOF) {
-			break
-		} else {
+	// What Prometheus asks for first is protobuf; it gets the text format, which it accepts
+	// from every target, gzip-compressed as it asks. Through Go's transport, which asks for
+	// gzip and decompresses unasked, and without it.
+	for _, c := range []struct {
+		name           string
+		acceptEncoding string
+		wantEncoding   string
+	}{
+		{"transport's gzip", "", ""},
+		{"gzip", "gzip", "gzip"},
+		{"identity", "identity", ""},
+		{"gzip refused", "gzip;q=0, identity", ""},
+		{"identity preferred", "identity;q=1, gzip;q=0.5", ""},
+		{"gzip preferred", "gzip;q=1.0, identity;q=0.5, *;q=0", "gzip"},
+		{"wildcard", "*", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, p.URL(), nil)
 			require.NoError(t, err)
-		}
-		require.Equal(t, len(textFams[mf.GetName()].GetMetric()), len(mf.GetMetric()), mf.GetName())
-		n++
+			req.Header.Set("Accept", `application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.7,text/plain;version=0.0.4;q=0.3`)
+			client := http.DefaultClient
+			if c.acceptEncoding != "" {
+				req.Header.Set("Accept-Encoding", c.acceptEncoding)
+				client = &http.Client{Transport: &http.Transport{DisableCompression: true}}
+			}
+			resp, err := client.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			require.Equal(t, expfmt.TypeTextPlain, expfmt.ResponseFormat(resp.Header).FormatType())
+			require.Equal(t, c.wantEncoding, resp.Header.Get("Content-Encoding"))
+			require.Equal(t, []string{"Accept", "Accept-Encoding"}, resp.Header.Values("Vary"))
+			var r io.Reader = resp.Body
+			if c.wantEncoding == "gzip" {
+				gz, err := gzip.NewReader(resp.Body)
+				require.NoError(t, err)
+				r = gz
+			}
+			got, err := io.ReadAll(r)
+			require.NoError(t, err)
+			require.Equal(t, body, string(got))
+		})
 	}
-	require.Equal(t, len(textFams), n)
+
+	// name[] selects families, as promhttp's handler did.
+	_, _, some := scrape(t, http.DefaultClient, p.URL()+"?name[]=evalstream_records&name[]=evalstream_consumer_lag", "", "")
+	fams := parseExposition(t, some)
+	require.Len(t, fams, 2)
+	require.Contains(t, fams, "evalstream_records")
+	require.Contains(t, fams, "evalstream_consumer_lag")
 
 	require.NoError(t, p.Close())
 	require.Empty(t, logs.String())
@@ -444,10 +471,9 @@ func (b *syncBuffer) String() string {
 
 // BenchmarkPrometheusScrape measures one scrape over HTTP of a large exposition: 1000 slices
 // of a scalar, a 3-class per-class metric and a 3x3 confusion matrix, in both scopes (26,000
-// samples, 2.9 MB of text). Against the hand-written text this replaced (same bytes), on a
-// loaded 2-core machine, CPU per identity scrape from pprof: hand-written 29 ms, client_golang
-// with families built here 41 ms, client_golang through a Registry of const metrics 166 ms
-// (hence exposition).
+// samples, 2.9 MB of text). On a loaded 2-core machine, alternating in one run: the text
+// written here 9-11 ms and 134 allocations per identity scrape, client_golang v1.25.0 (which
+// served the same bytes before) 39-47 ms and 291,000 allocations; gzip 19-23 ms against 48-55.
 func BenchmarkPrometheusScrape(b *testing.B) {
 	p, err := NewPrometheus("127.0.0.1:0", "", io.Discard)
 	require.NoError(b, err)
