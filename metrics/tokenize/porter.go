@@ -10,35 +10,37 @@ import "unicode/utf8"
 // letter is a character of a word being stemmed.
 type letter interface{ ~uint8 | ~int32 }
 
-// porterPool is NLTK's irregular_forms dictionary, inverted: form -> stem.
-func porterPool(w string) (string, bool) {
-	switch w {
-	case "sky", "skies":
-		return "sky", true
-	case "dying":
-		return "die", true
-	case "lying":
-		return "lie", true
-	case "tying":
-		return "tie", true
-	case "news":
-		return "news", true
-	case "innings", "inning":
-		return "inning", true
-	case "outings", "outing":
-		return "outing", true
-	case "cannings", "canning":
-		return "canning", true
-	case "howe":
-		return "howe", true
-	case "proceed":
-		return "proceed", true
-	case "exceed":
-		return "exceed", true
-	case "succeed":
-		return "succeed", true
+// porterIrregular is NLTK's irregular_forms dictionary, inverted: form -> stem.
+var porterIrregular = map[string]string{
+	"sky": "sky", "skies": "sky",
+	"dying": "die", "lying": "lie", "tying": "tie",
+	"news":    "news",
+	"innings": "inning", "inning": "inning",
+	"outings": "outing", "outing": "outing",
+	"cannings": "canning", "canning": "canning",
+	"howe":    "howe",
+	"proceed": "proceed", "exceed": "exceed", "succeed": "succeed",
+}
+
+// poolFirst[n] and poolLast[n] have bit c&31 set for the first and the last letter c of
+// each form of n bytes of porterIrregular (lowercase ASCII words of 3 to 8 letters).
+var poolFirst, poolLast = func() (first, last [9]uint32) {
+	for w := range porterIrregular {
+		first[len(w)] |= 1 << (w[0] & 31)
+		last[len(w)] |= 1 << (w[len(w)-1] & 31)
 	}
-	return "", false
+	return first, last
+}()
+
+// porterPool returns the stem of w when it is one of NLTK's irregular forms. Most words are
+// ruled out by their length and first and last letters, without a lookup.
+func porterPool(w string) (string, bool) {
+	if n := len(w); n == 0 || n >= len(poolFirst) ||
+		(poolFirst[n]>>(w[0]&31))&(poolLast[n]>>(w[n-1]&31))&1 == 0 {
+		return "", false
+	}
+	st, ok := porterIrregular[w]
+	return st, ok
 }
 
 // PorterStem returns nltk.stem.porter.PorterStemmer().stem(word): NLTK's
@@ -71,7 +73,7 @@ func PorterStem(word string) string {
 			buf = make([]byte, 0, len(lower))
 		}
 		buf = append(buf, lower...)
-		out := porterSteps(buf)
+		out := stemBytes(buf)
 		if string(out) == lower[:len(out)] {
 			return lower[:len(out)]
 		}
@@ -96,12 +98,20 @@ func stemASCII(w string, arena *[]byte) string {
 		off = 0
 	}
 	buf := append(a[off:off], w...)
-	out := porterSteps(buf)
+	out := stemBytes(buf)
 	if string(out) == w[:len(out)] {
 		return w[:len(out)]
 	}
 	*arena = a[:off+len(out)]
 	return bytesToString(out)
+}
+
+// stemBytes is porterSteps of a lowercase ASCII word of 3 or more bytes, in place.
+func stemBytes(w []byte) []byte {
+	if len(w) <= 64 {
+		return porterASCII(w)
+	}
+	return porterSteps(w)
 }
 
 // isVowel reports whether c is one of a, e, i, o, u.

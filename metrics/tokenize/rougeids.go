@@ -576,12 +576,11 @@ func (t *RougeTokenizer) wordToken(w string) string {
 	}
 	tok := bytesToString(low)
 	if t.stem && len(tok) > 3 {
-		if t.arena == nil {
-			t.arena = make([]byte, 0, 64)
+		if st, ok := porterPool(tok); ok {
+			return st
 		}
-		arena := t.arena[:0]
-		tok = stemASCII(tok, &arena)
-		t.arena = arena
+		// In place: low is the tokenizer's own, and tok is not used again.
+		tok = bytesToString(stemBytes(low))
 	}
 	return tok
 }
