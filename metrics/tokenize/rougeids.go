@@ -26,7 +26,7 @@ import (
 
 // Bounds of the vocabulary: Reset starts a new one when it holds more words, tokens or bytes
 // than this, so one vocabulary stays under 9 MB (at most 4.5 MiB of word slots in the two
-// word tables, 2 MiB of token slots and the bytes) whatever the corpus. A tokenizer keeps its
+// word tables, 1 MiB of token slots, the bytes and their ends) whatever the corpus. A tokenizer keeps its
 // vocabulary until its next Reset, so while one is replaced up to one per tokenizer (worker)
 // plus the new one are alive.
 const (
@@ -111,23 +111,39 @@ func (v *RougeVocab) epoch() *vocabEpoch {
 // emptyTokenID is the id of the empty token.
 const emptyTokenID = 0
 
-// vocab is an exact open-addressing table from byte strings to int32 values: the tokens.
-// Its slots are 16 bytes (the bytes of the keys are apart), half the size of a wordTable's:
-// it is looked up only for new words, under the RougeVocab's mu, and in a short run its
-// memory (every size it grows through is fresh memory) costs more than its lookups.
+// vocab is an exact open-addressing table of byte strings (the tokens), which it numbers 1,
+// 2, ... in the order they are added (the ids of the tokens: 0 is the empty token's). A slot
+// is 8 bytes, a key's number and its hash's low 32 bits, and the table grows at a load of
+// 3/4: it is looked up only for new words, under the RougeVocab's mu, and in a short run its
+// memory (every size it grows through is fresh memory, whose first touch is a page fault
+// per page) costs more than its lookups.
 type vocab struct {
 	slots []vslot
-	bytes []byte // the keys, back to back
-	n     int
+	bytes []byte   // the keys, back to back, in the order of their numbers
+	ends  []uint32 // ends[k-1] is the end of key k in bytes
 }
 
-// vslot is one key of a vocab: its bytes are bytes[off:off+n]; n == 0 marks a free slot
-// (keys are never empty).
+// vslot is a key of a vocab, or a free slot (id 0).
 type vslot struct {
 	hash uint32
-	n    uint32
-	off  uint32
-	val  int32
+	id   int32
+}
+
+// The capacities the keys' bytes and ends start with. They are written in order, so only the
+// pages they reach are touched, and the keys of most corpora fit without a copy to a larger
+// array (which would take the faults again).
+const (
+	vocabBytesCap = 256 << 10
+	vocabEndsCap  = 16 << 10
+)
+
+// key returns the bytes of key id.
+func (v *vocab) key(id int32) []byte {
+	start := uint32(0)
+	if id > 1 {
+		start = v.ends[id-2]
+	}
+	return v.bytes[start:v.ends[id-1]]
 }
 
 // find returns the slot of s (whose hash is h): its own, or the free one where it belongs.
@@ -135,20 +151,26 @@ func (v *vocab) find(s string, h uint64) *vslot {
 	mask := uint64(len(v.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		sl := &v.slots[i]
-		if sl.n == 0 || sl.hash == uint32(h) && int(sl.n) == len(s) && string(v.bytes[sl.off:sl.off+sl.n]) == s {
+		if sl.id == 0 || sl.hash == uint32(h) && string(v.key(sl.id)) == s {
 			return sl
 		}
 	}
 }
 
-// insert stores s -> val in the free slot sl that find returned for s.
-func (v *vocab) insert(sl *vslot, s string, h uint64, val int32) {
-	*sl = vslot{hash: uint32(h), n: uint32(len(s)), off: uint32(len(v.bytes)), val: val}
+// insert adds s, whose free slot find returned, and returns its number.
+func (v *vocab) insert(sl *vslot, s string, h uint64) int32 {
+	if v.bytes == nil {
+		v.bytes = make([]byte, 0, max(vocabBytesCap, len(s)))
+		v.ends = make([]uint32, 0, vocabEndsCap)
+	}
 	v.bytes = append(v.bytes, s...)
-	v.n++
-	if 2*v.n > len(v.slots) {
+	v.ends = append(v.ends, uint32(len(v.bytes)))
+	id := int32(len(v.ends))
+	*sl = vslot{hash: uint32(h), id: id}
+	if 4*len(v.ends) > 3*len(v.slots) {
 		v.grow()
 	}
+	return id
 }
 
 // grow doubles the table (or makes the first one).
@@ -157,13 +179,13 @@ func (v *vocab) grow() {
 	v.slots = freshmem.Make[vslot](max(2*len(old), 1024)) // probed (read) before written
 	mask := uint64(len(v.slots) - 1)
 	for _, sl := range old {
-		if sl.n == 0 {
+		if sl.id == 0 {
 			continue
 		}
 		// The slot keeps the low 32 bits of the key's hash, all find uses of it while
 		// the table has at most 2^32 slots.
 		i := uint64(sl.hash) & mask
-		for v.slots[i].n != 0 {
+		for v.slots[i].id != 0 {
 			i = (i + 1) & mask
 		}
 		v.slots[i] = sl
@@ -299,11 +321,10 @@ func (t *RougeTokenizer) TokenID(tok string) int32 {
 func (e *vocabEpoch) tokenID(tok string) int32 {
 	h := HashString(tok)
 	sl := e.toks.find(tok, h)
-	if sl.n != 0 {
-		return sl.val
+	if sl.id != 0 {
+		return sl.id
 	}
-	id := e.ids.Load()
-	e.toks.insert(sl, tok, h, id)
+	id := e.toks.insert(sl, tok, h) // the next id: ids are handed out here only
 	e.ids.Store(id + 1)
 	e.nToks.Add(1)
 	e.nBytes.Add(int64(len(tok)))
@@ -529,14 +550,22 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 		e.nBytes.Add(int64(len(w)))
 		return val
 	}
-	tok := t.wordToken(w)
+	// A word with capitals has its lowercased form's token: when the vocabulary has that
+	// form as a word, its id is the word's, and the word needs no stemming.
+	val, known := e.lowerID(k0, k1, len(w))
+	var tok string
+	if !known {
+		tok = t.wordToken(w)
+	}
 	t.vocab.mu.Lock()
 	defer t.vocab.mu.Unlock()
 	if len(w) <= 8 {
 		if val, ok := e.short.find(k0); ok {
 			return val
 		}
-		val := e.wordID(tok)
+		if !known {
+			val = e.wordID(tok)
+		}
 		e.short.insert(k0, val)
 		e.nWords.Add(1)
 		return val
@@ -546,10 +575,33 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 	if sl.n != 0 {
 		return sl.val
 	}
-	val := e.wordID(tok)
+	if !known {
+		val = e.wordID(tok)
+	}
 	e.words.insert(sl, len(w), k0, k1, h, val) // may move the slots
 	e.nWords.Add(1)
 	return val
+}
+
+// lowerID returns the value of the word of n bytes (at most 16) with key k0, k1 lowercased,
+// when the word has capitals and the vocabulary has its lowercased form. It takes no lock.
+func (e *vocabEpoch) lowerID(k0, k1 uint64, n int) (int32, bool) {
+	// A byte of [A-Za-z0-9] lowercases by setting its 0x20 bit (digits and lowercase
+	// letters have it); the zero bytes after the word must stay zero.
+	const lo = 0x2020202020202020
+	l0 := k0 | lo&(1<<(8*uint(min(n, 8)))-1)
+	l1 := k1
+	if n > 8 {
+		l0 = k0 | lo
+		l1 = k1 | lo&(1<<(8*uint(n-8))-1)
+	}
+	switch {
+	case l0 == k0 && l1 == k1: // no capitals
+		return 0, false
+	case n <= 8:
+		return e.short.find(l0)
+	}
+	return e.words.findShort(l0, l1, shortHash(l0, l1), n)
 }
 
 // wordID is the id of a word's token, -1 for the empty token (the word is dropped). Under mu.
