@@ -61,17 +61,30 @@ type vocabEpoch struct {
 	words wordTable    // words of 9 to 16 bytes
 	toks  vocab        // token -> id
 	ids   atomic.Int32 // NumIDs: the ids handed out are below it
-	// The words of the tables, and the bytes of long words and tokens: for the bounds
-	// (written under mu, read by Reset without it).
-	nWords, nBytes atomic.Int64
+	// The words of the tables, and the bytes of long words and tokens: for the bounds.
+	nWords, nBytes int
 	// The tokens: a word adds at most one, but TokenID (pre-tokenized input, text the fast
 	// path hands over) adds tokens without words, so they are bounded on their own.
-	nToks atomic.Int64
+	nToks int
+	// Whether a count has passed its bound, for Reset, which reads it without mu: one flag
+	// set once, rather than atomic counts, which would cost every new word three locked
+	// instructions.
+	over atomic.Bool
+}
+
+// add counts words, tokens and bytes added to the epoch. Under mu.
+func (e *vocabEpoch) add(words, toks, bytes int) {
+	e.nWords += words
+	e.nToks += toks
+	e.nBytes += bytes
+	if e.nWords > vocabMaxWords || e.nToks > vocabMaxWords || e.nBytes > vocabMaxBytes {
+		e.over.Store(true)
+	}
 }
 
 // full reports whether the epoch has outgrown the bounds (Reset then starts a new one).
 func (e *vocabEpoch) full() bool {
-	return e.nWords.Load() > vocabMaxWords || e.nToks.Load() > vocabMaxWords || e.nBytes.Load() > vocabMaxBytes
+	return e.over.Load()
 }
 
 // NewRougeVocab returns an empty vocabulary for tokenizers that stem when stem is set. Its
@@ -326,8 +339,7 @@ func (e *vocabEpoch) tokenID(tok string) int32 {
 	}
 	id := e.toks.insert(sl, tok, h) // the next id: ids are handed out here only
 	e.ids.Store(id + 1)
-	e.nToks.Add(1)
-	e.nBytes.Add(int64(len(tok)))
+	e.add(0, 1, len(tok))
 	return id
 }
 
@@ -541,13 +553,12 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 		tok := t.wordToken(w)
 		t.vocab.mu.Lock()
 		val := e.wordID(tok)
+		e.add(1, 0, len(w))
 		t.vocab.mu.Unlock()
 		if t.long == nil {
 			t.long = make(map[string]int32)
 		}
 		t.long[strings.Clone(w)] = val // w aliases the caller's text
-		e.nWords.Add(1)
-		e.nBytes.Add(int64(len(w)))
 		return val
 	}
 	// A word with capitals has its lowercased form's token: when the vocabulary has that
@@ -567,7 +578,7 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 			val = e.wordID(tok)
 		}
 		e.short.insert(k0, val)
-		e.nWords.Add(1)
+		e.add(1, 0, 0)
 		return val
 	}
 	h := shortHash(k0, k1)
@@ -579,7 +590,7 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 		val = e.wordID(tok)
 	}
 	e.words.insert(sl, len(w), k0, k1, h, val) // may move the slots
-	e.nWords.Add(1)
+	e.add(1, 0, 0)
 	return val
 }
 
@@ -620,11 +631,7 @@ func (t *RougeTokenizer) wordToken(w string) string {
 	}
 	low := t.low[:len(w)]
 	for k := 0; k < len(w); k++ {
-		c := w[k]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		low[k] = c
+		low[k] = w[k] | 0x20 // lowercases [A-Z]; [a-z0-9] have the bit
 	}
 	tok := bytesToString(low)
 	if t.stem && len(tok) > 3 {
