@@ -26,9 +26,9 @@ import (
 
 // Bounds of the vocabulary: Reset starts a new one when it holds more words, tokens or bytes
 // than this, so one vocabulary stays under 9 MB (at most 4.5 MiB of word slots in the two
-// word tables, 1 MiB of token slots, the bytes and their ends) whatever the corpus. A tokenizer keeps its
-// vocabulary until its next Reset, so while one is replaced up to one per tokenizer (worker)
-// plus the new one are alive.
+// word tables, about 1.5 MiB of the tokens' buckets, hashes, chains and ends, and the bytes)
+// whatever the corpus. A tokenizer keeps its vocabulary until its next Reset, so while one is
+// replaced up to one per tokenizer (worker) plus the new one are alive.
 const (
 	vocabMaxWords = 1 << 16
 	vocabMaxBytes = 1 << 21 // of the long words and of the tokens
@@ -124,30 +124,27 @@ func (v *RougeVocab) epoch() *vocabEpoch {
 // emptyTokenID is the id of the empty token.
 const emptyTokenID = 0
 
-// vocab is an exact open-addressing table of byte strings (the tokens), which it numbers 1,
-// 2, ... in the order they are added (the ids of the tokens: 0 is the empty token's). A slot
-// is 8 bytes, a key's number and its hash's low 32 bits, and the table grows at a load of
-// 3/4: it is looked up only for new words, under the RougeVocab's mu, and in a short run its
-// memory (every size it grows through is fresh memory, whose first touch is a page fault
-// per page) costs more than its lookups.
+// vocab is an exact hash table of byte strings (the tokens), which it numbers 1, 2, ... in
+// the order they are added (the ids of the tokens: 0 is the empty token's). It chains the
+// keys of a bucket through their numbers, so a bucket is 4 bytes and the rest are arrays
+// indexed by number, filled in order: it is looked up only for new words, under the
+// RougeVocab's mu, and in a short run its memory (a page's first touch is a page fault, and
+// every size a table grows through is fresh memory) costs more than its lookups. Growing
+// rebuilds only the buckets.
 type vocab struct {
-	slots []vslot
-	bytes []byte   // the keys, back to back, in the order of their numbers
-	ends  []uint32 // ends[k-1] is the end of key k in bytes
+	buckets []int32  // the last key added to each bucket, 0 for none
+	next    []int32  // next[k-1]: the key added to key k's bucket before it, 0 for none
+	hashes  []uint32 // hashes[k-1]: the low 32 bits of key k's hash
+	bytes   []byte   // the keys, back to back, in the order of their numbers
+	ends    []uint32 // ends[k-1] is the end of key k in bytes
 }
 
-// vslot is a key of a vocab, or a free slot (id 0).
-type vslot struct {
-	hash uint32
-	id   int32
-}
-
-// The capacities the keys' bytes and ends start with. They are written in order, so only the
-// pages they reach are touched, and the keys of most corpora fit without a copy to a larger
-// array (which would take the faults again).
+// The capacities of the keys' bytes and of the arrays indexed by number to start with. They
+// are written in order, so only the pages they reach are touched, and the keys of most
+// corpora fit without a copy to a larger array (which would take the faults again).
 const (
 	vocabBytesCap = 256 << 10
-	vocabEndsCap  = 16 << 10
+	vocabKeysCap  = 64 << 10
 )
 
 // key returns the bytes of key id.
@@ -159,49 +156,46 @@ func (v *vocab) key(id int32) []byte {
 	return v.bytes[start:v.ends[id-1]]
 }
 
-// find returns the slot of s (whose hash is h): its own, or the free one where it belongs.
-func (v *vocab) find(s string, h uint64) *vslot {
-	mask := uint64(len(v.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		sl := &v.slots[i]
-		if sl.id == 0 || sl.hash == uint32(h) && string(v.key(sl.id)) == s {
-			return sl
+// find returns the number of s (whose hash is h), if it is a key.
+func (v *vocab) find(s string, h uint64) (int32, bool) {
+	for id := v.buckets[h&uint64(len(v.buckets)-1)]; id != 0; id = v.next[id-1] {
+		if v.hashes[id-1] == uint32(h) && string(v.key(id)) == s {
+			return id, true
 		}
 	}
+	return 0, false
 }
 
-// insert adds s, whose free slot find returned, and returns its number.
-func (v *vocab) insert(sl *vslot, s string, h uint64) int32 {
+// insert adds s (whose hash is h), which must not be a key, and returns its number.
+func (v *vocab) insert(s string, h uint64) int32 {
 	if v.bytes == nil {
 		v.bytes = make([]byte, 0, max(vocabBytesCap, len(s)))
-		v.ends = make([]uint32, 0, vocabEndsCap)
+		v.ends = make([]uint32, 0, vocabKeysCap)
+		v.hashes = make([]uint32, 0, vocabKeysCap)
+		v.next = make([]int32, 0, vocabKeysCap)
 	}
 	v.bytes = append(v.bytes, s...)
 	v.ends = append(v.ends, uint32(len(v.bytes)))
+	v.hashes = append(v.hashes, uint32(h))
 	id := int32(len(v.ends))
-	*sl = vslot{hash: uint32(h), id: id}
-	if 4*len(v.ends) > 3*len(v.slots) {
+	b := &v.buckets[h&uint64(len(v.buckets)-1)]
+	v.next = append(v.next, *b)
+	*b = id
+	if len(v.ends) > len(v.buckets) {
 		v.grow()
 	}
 	return id
 }
 
-// grow doubles the table (or makes the first one).
+// grow doubles the buckets (or makes the first ones) and puts the keys in them again.
 func (v *vocab) grow() {
-	old := v.slots
-	v.slots = freshmem.Make[vslot](max(2*len(old), 1024)) // probed (read) before written
-	mask := uint64(len(v.slots) - 1)
-	for _, sl := range old {
-		if sl.id == 0 {
-			continue
-		}
-		// The slot keeps the low 32 bits of the key's hash, all find uses of it while
-		// the table has at most 2^32 slots.
-		i := uint64(sl.hash) & mask
-		for v.slots[i].id != 0 {
-			i = (i + 1) & mask
-		}
-		v.slots[i] = sl
+	v.buckets = freshmem.Make[int32](max(2*len(v.buckets), 1024)) // read before written
+	// The low 32 bits of a hash pick its bucket while there are at most 2^32.
+	mask := uint32(len(v.buckets) - 1)
+	for k, h := range v.hashes {
+		b := &v.buckets[h&mask]
+		v.next[k] = *b
+		*b = int32(k + 1)
 	}
 }
 
@@ -333,11 +327,10 @@ func (t *RougeTokenizer) TokenID(tok string) int32 {
 // tokenID is TokenID of a non-empty token, under mu.
 func (e *vocabEpoch) tokenID(tok string) int32 {
 	h := HashString(tok)
-	sl := e.toks.find(tok, h)
-	if sl.id != 0 {
-		return sl.id
+	if id, ok := e.toks.find(tok, h); ok {
+		return id
 	}
-	id := e.toks.insert(sl, tok, h) // the next id: ids are handed out here only
+	id := e.toks.insert(tok, h) // the next id: ids are handed out here only
 	e.ids.Store(id + 1)
 	e.add(0, 1, len(tok))
 	return id
