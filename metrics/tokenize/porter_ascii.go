@@ -194,7 +194,7 @@ func (s asciiStem) step1c() asciiStem {
 	return s
 }
 
-// step2 is step2: the "alli" extension, then step2Rules.
+// step2 is step2: the "alli" extension, then the rules of porterRules().step2.
 func (s asciiStem) step2() asciiStem {
 	if hasSfx(s.w, "alli") && s.measure(len(s.w)-4) > 0 {
 		s = s.cut(2) // "al"
@@ -272,7 +272,7 @@ func (s asciiStem) step2() asciiStem {
 	return s
 }
 
-// step3 is applyRules(w, step3Rules).
+// step3 is applyRules(w, porterRules().step3).
 func (s asciiStem) step3() asciiStem {
 	w := s.w
 	n := len(w)
@@ -308,7 +308,7 @@ func (s asciiStem) step3() asciiStem {
 	return s
 }
 
-// step4 is applyRules(w, step4Rules): every replacement is empty.
+// step4 is applyRules(w, porterRules().step4): every replacement is empty.
 func (s asciiStem) step4() asciiStem {
 	w := s.w
 	n := len(w)
