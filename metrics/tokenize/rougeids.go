@@ -452,9 +452,9 @@ func alnum8(w uint64) uint64 {
 
 // shortTable is the vocabulary's table for the words of at most 8 bytes, most words of text:
 // a word's key is its bytes, little-endian and zero-padded (words have no zero bytes, so the
-// key determines the word and is never 0, which marks a free slot), and a slot is 16 bytes,
-// so the table of a large corpus stays in the core's cache. find may run concurrently with
-// the others; insert and grow run under the RougeVocab's mu.
+// key determines the word), and a slot is 12 bytes, the key and the value, so more of the
+// table stays in the core's cache, and growing it touches fewer pages. find may run
+// concurrently with the others; insert and grow run under the RougeVocab's mu.
 type shortTable struct {
 	tab atomic.Pointer[shortTab]
 	_   cacheLinePad // n, written by every insert, away from tab, read by every lookup
@@ -466,17 +466,22 @@ type shortTable struct {
 // by a core does not take the line of the other from the cores reading it (false sharing).
 type cacheLinePad [64]byte
 
-// shortTab is the slot array of a shortTable; only the k of its slots changes once published
-// (once, from 0, atomically).
+// shortTab is the slot array of a shortTable; only the mark of its slots changes once
+// published (once, from 0, atomically).
 type shortTab struct {
 	slots []sslot
 	shift uint8 // 64 - log2(len(slots))
 }
 
 type sslot struct {
-	k   uint64 // written last, atomically (see RougeVocab)
-	val int32
+	klo, khi uint32 // the key, in halves: a slot is 4-byte aligned
+	// The value + 2 (values are -1 or more), or 0 for a free slot. Written last, atomically
+	// (see RougeVocab): a key cannot be, as 8 bytes that may straddle cache lines.
+	mark uint32
 }
+
+// key returns the slot's key.
+func (sl *sslot) key() uint64 { return uint64(sl.klo) | uint64(sl.khi)<<32 }
 
 // find returns the value of key k, if stored. It takes no lock.
 func (v *shortTable) find(k uint64) (int32, bool) {
@@ -484,12 +489,12 @@ func (v *shortTable) find(k uint64) (int32, bool) {
 	mask := uint64(len(tab.slots) - 1)
 	for x := (k * 0x9e3779b97f4a7c15) >> tab.shift; ; x = (x + 1) & mask {
 		sl := &tab.slots[x]
-		sk := atomic.LoadUint64(&sl.k)
-		if sk == k {
-			return sl.val, true
-		}
-		if sk == 0 {
+		m := atomic.LoadUint32(&sl.mark)
+		if m == 0 {
 			return 0, false
+		}
+		if sl.key() == k {
+			return int32(m) - 2, true
 		}
 	}
 }
@@ -499,11 +504,12 @@ func (v *shortTable) insert(k uint64, val int32) {
 	tab := v.tab.Load()
 	mask := uint64(len(tab.slots) - 1)
 	x := (k * 0x9e3779b97f4a7c15) >> tab.shift
-	for tab.slots[x].k != 0 {
+	for tab.slots[x].mark != 0 {
 		x = (x + 1) & mask
 	}
-	tab.slots[x].val = val
-	atomic.StoreUint64(&tab.slots[x].k, k) // publishes the slot
+	sl := &tab.slots[x]
+	sl.klo, sl.khi = uint32(k), uint32(k>>32)
+	atomic.StoreUint32(&sl.mark, uint32(val+2)) // publishes the slot
 	v.n++
 	if 4*v.n > 3*len(tab.slots) {
 		v.grow()
@@ -521,11 +527,11 @@ func (v *shortTable) grow() {
 	tab.shift = uint8(64 - bits.TrailingZeros(uint(len(tab.slots))))
 	mask := uint64(len(tab.slots) - 1)
 	for _, sl := range old {
-		if sl.k == 0 {
+		if sl.mark == 0 {
 			continue
 		}
-		x := (sl.k * 0x9e3779b97f4a7c15) >> tab.shift
-		for tab.slots[x].k != 0 {
+		x := (sl.key() * 0x9e3779b97f4a7c15) >> tab.shift
+		for tab.slots[x].mark != 0 {
 			x = (x + 1) & mask
 		}
 		tab.slots[x] = sl
