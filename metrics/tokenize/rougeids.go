@@ -201,8 +201,9 @@ func (v *vocab) grow() {
 
 // wordTable is the vocabulary's table for the words of AppendIDs of 9 to 16 bytes (shorter
 // ones are in a shortTable, longer ones in each tokenizer's map), which are looked up once per word of
-// text: a word is kept in its slot (k0, k1: its bytes, little-endian, zero-padded), so a
-// lookup reads one 24-byte slot and nothing else. The slot of a key is given by the top bits
+// text: a word is kept in its slot (k0, k1: its bytes, little-endian, zero-padded, which
+// determine the word: words have no zero bytes), so a lookup reads one 20-byte slot and
+// nothing else. The slot of a key is given by the top bits
 // of its 64-bit hash, shortHash (Fibonacci hashing). findShort may run concurrently with the
 // others; find, insert and grow run under the RougeVocab's mu.
 type wordTable struct {
@@ -212,8 +213,8 @@ type wordTable struct {
 	_   cacheLinePad
 }
 
-// wordTab is the slot array of a wordTable; only the n of its slots changes once published
-// (once, from 0, atomically).
+// wordTab is the slot array of a wordTable; only the mark of its slots changes once
+// published (once, from 0, atomically).
 type wordTab struct {
 	slots []wslot
 	mask  uint32 // len(slots) - 1
@@ -221,9 +222,20 @@ type wordTab struct {
 }
 
 type wslot struct {
-	k0, k1 uint64
-	n      uint32 // word length; 0 marks a free slot. Written last, atomically (see RougeVocab)
-	val    int32
+	k [4]uint32 // the key: k0 and k1 in halves, so a slot is 4-byte aligned
+	// The value + 2 (values are -1 or more), or 0 for a free slot. Written last, atomically
+	// (see RougeVocab).
+	mark uint32
+}
+
+// is reports whether the slot's key is k0, k1.
+func (sl *wslot) is(k0, k1 uint64) bool {
+	return uint64(sl.k[0])|uint64(sl.k[1])<<32 == k0 && uint64(sl.k[2])|uint64(sl.k[3])<<32 == k1
+}
+
+// keys returns the slot's key.
+func (sl *wslot) keys() (k0, k1 uint64) {
+	return uint64(sl.k[0]) | uint64(sl.k[1])<<32, uint64(sl.k[2]) | uint64(sl.k[3])<<32
 }
 
 // shortHash hashes the key of a short word. Words have no zero bytes, so the key determines
@@ -245,39 +257,39 @@ func shortKeyTail(w string) (k0, k1 uint64) {
 	return k0, k1
 }
 
-// findShort returns the value of the word of at most 16 bytes with key k0, k1, length n and
-// hash h, if stored. It takes no lock.
-func (v *wordTable) findShort(k0, k1, h uint64, n int) (val int32, ok bool) {
+// findShort returns the value of the word of at most 16 bytes with key k0, k1 and hash h,
+// if stored. It takes no lock.
+func (v *wordTable) findShort(k0, k1, h uint64) (val int32, ok bool) {
 	tab := v.tab.Load()
 	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & tab.mask {
 		sl := &tab.slots[x]
-		sn := int(atomic.LoadUint32(&sl.n))
-		if sn == 0 {
+		m := atomic.LoadUint32(&sl.mark)
+		if m == 0 {
 			return
 		}
-		if sn == n && sl.k0 == k0 && sl.k1 == k1 {
-			return sl.val, true
+		if sl.is(k0, k1) {
+			return int32(m) - 2, true
 		}
 	}
 }
 
-// find returns the slot of the word with key k0, k1, length n and hash h: its own, or the
-// free one where it belongs. Under mu.
-func (v *wordTable) find(k0, k1, h uint64, n int) *wslot {
+// find returns the slot of the word with key k0, k1 and hash h: its own, or the free one
+// where it belongs. Under mu.
+func (v *wordTable) find(k0, k1, h uint64) *wslot {
 	tab := v.tab.Load()
 	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & tab.mask {
 		sl := &tab.slots[x]
-		if sl.n == 0 || int(sl.n) == n && sl.k0 == k0 && sl.k1 == k1 {
+		if sl.mark == 0 || sl.is(k0, k1) {
 			return sl
 		}
 	}
 }
 
-// insert stores the word of length n with key k0, k1 and hash h -> val in the free slot sl
-// that find returned for it. Under mu.
-func (v *wordTable) insert(sl *wslot, n int, k0, k1, h uint64, val int32) {
-	sl.k0, sl.k1, sl.val = k0, k1, val
-	atomic.StoreUint32(&sl.n, uint32(n)) // publishes the slot
+// insert stores the word with key k0, k1 -> val in the free slot sl that find returned for
+// it. Under mu.
+func (v *wordTable) insert(sl *wslot, k0, k1 uint64, val int32) {
+	sl.k = [4]uint32{uint32(k0), uint32(k0 >> 32), uint32(k1), uint32(k1 >> 32)}
+	atomic.StoreUint32(&sl.mark, uint32(val+2)) // publishes the slot
 	v.n++
 	if tab := v.tab.Load(); 4*v.n > 3*len(tab.slots) {
 		v.grow()
@@ -295,11 +307,11 @@ func (v *wordTable) grow() {
 	tab.shift = uint8(32 - bits.TrailingZeros(uint(len(tab.slots))))
 	tab.mask = uint32(len(tab.slots) - 1)
 	for _, sl := range old {
-		if sl.n == 0 {
+		if sl.mark == 0 {
 			continue
 		}
-		x := uint32(shortHash(sl.k0, sl.k1)>>32) >> tab.shift
-		for tab.slots[x].n != 0 {
+		x := uint32(shortHash(sl.keys())>>32) >> tab.shift
+		for tab.slots[x].mark != 0 {
 			x = (x + 1) & tab.mask
 		}
 		tab.slots[x] = sl
@@ -418,7 +430,7 @@ func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines b
 		case n <= 8:
 			val, ok = short.find(k0)
 		case n <= 16:
-			val, ok = words.findShort(k0, k1, shortHash(k0, k1), n)
+			val, ok = words.findShort(k0, k1, shortHash(k0, k1))
 		default:
 			val, ok = t.long[text[i:j]]
 		}
@@ -581,14 +593,14 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 		return val
 	}
 	h := shortHash(k0, k1)
-	sl := e.words.find(k0, k1, h, len(w))
-	if sl.n != 0 {
-		return sl.val
+	sl := e.words.find(k0, k1, h)
+	if sl.mark != 0 {
+		return int32(sl.mark) - 2
 	}
 	if !known {
 		val = e.wordID(tok)
 	}
-	e.words.insert(sl, len(w), k0, k1, h, val) // may move the slots
+	e.words.insert(sl, k0, k1, val) // may move the slots
 	e.add(1, 0, 0)
 	return val
 }
@@ -611,7 +623,7 @@ func (e *vocabEpoch) lowerID(k0, k1 uint64, n int) (int32, bool) {
 	case n <= 8:
 		return e.short.find(l0)
 	}
-	return e.words.findShort(l0, l1, shortHash(l0, l1), n)
+	return e.words.findShort(l0, l1, shortHash(l0, l1))
 }
 
 // wordID is the id of a word's token, -1 for the empty token (the word is dropped). Under mu.
