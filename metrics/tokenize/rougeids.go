@@ -25,7 +25,7 @@ import (
 // RougeVocab); adding one does.
 
 // Bounds of the vocabulary: Reset starts a new one when it holds more words, tokens or bytes
-// than this, so one vocabulary stays under 9 MB (at most 4.5 MiB of word slots in the two
+// than this, so one vocabulary stays under 9 MB (at most 4 MiB of word slots in the two
 // word tables, about 1.5 MiB of the tokens' buckets, hashes, chains and ends, and the bytes)
 // whatever the corpus. A tokenizer keeps its vocabulary until its next Reset, so while one is
 // replaced up to one per tokenizer (worker) plus the new one are alive.
@@ -91,7 +91,7 @@ func (e *vocabEpoch) full() bool {
 // tables are made by the first tokenizer that uses it: a command builds its metrics more than
 // once (to find the fields they read, then to run), and metrics that share tokens through a
 // core.Memo use the vocabulary of one of them only, so most vocabularies are never used, and
-// their tables (about 56 KB, written at once: see freshmem) would be page faults for nothing.
+// their tables (about 36 KB, written at once: see freshmem) would be page faults for nothing.
 func NewRougeVocab(stem bool) *RougeVocab {
 	return &RougeVocab{stem: stem}
 }
