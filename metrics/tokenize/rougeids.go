@@ -217,8 +217,8 @@ type wordTable struct {
 // published (once, from 0, atomically).
 type wordTab struct {
 	slots []wslot
-	mask  uint32 // len(slots) - 1
-	shift uint8  // 32 - log2(len(slots))
+	mask  uint64 // len(slots) - 1
+	shift uint8  // 64 - log2(len(slots))
 }
 
 type wslot struct {
@@ -228,9 +228,9 @@ type wslot struct {
 	mark uint32
 }
 
-// is reports whether the slot's key is k0, k1.
-func (sl *wslot) is(k0, k1 uint64) bool {
-	return uint64(sl.k[0])|uint64(sl.k[1])<<32 == k0 && uint64(sl.k[2])|uint64(sl.k[3])<<32 == k1
+// wordKey is the key k0, k1 as a slot holds it.
+func wordKey(k0, k1 uint64) [4]uint32 {
+	return [4]uint32{uint32(k0), uint32(k0 >> 32), uint32(k1), uint32(k1 >> 32)}
 }
 
 // keys returns the slot's key.
@@ -257,18 +257,16 @@ func shortKeyTail(w string) (k0, k1 uint64) {
 	return k0, k1
 }
 
-// findShort returns the value of the word of at most 16 bytes with key k0, k1 and hash h,
-// if stored. It takes no lock.
-func (v *wordTable) findShort(k0, k1, h uint64) (val int32, ok bool) {
+// findShort returns the mark of the word of at most 16 bytes with key k0, k1 and hash h (its
+// value + 2), or 0 when it is not stored. It takes no lock, and is small enough to be inlined
+// in the loop of appendIDs.
+func (v *wordTable) findShort(k0, k1, h uint64) uint32 {
 	tab := v.tab.Load()
-	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & tab.mask {
+	k := wordKey(k0, k1)
+	for x := h >> tab.shift; ; x = (x + 1) & tab.mask {
 		sl := &tab.slots[x]
-		m := atomic.LoadUint32(&sl.mark)
-		if m == 0 {
-			return
-		}
-		if sl.is(k0, k1) {
-			return int32(m) - 2, true
+		if m := atomic.LoadUint32(&sl.mark); m == 0 || sl.k == k {
+			return m
 		}
 	}
 }
@@ -277,9 +275,9 @@ func (v *wordTable) findShort(k0, k1, h uint64) (val int32, ok bool) {
 // where it belongs. Under mu.
 func (v *wordTable) find(k0, k1, h uint64) *wslot {
 	tab := v.tab.Load()
-	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & tab.mask {
+	for x := h >> tab.shift; ; x = (x + 1) & tab.mask {
 		sl := &tab.slots[x]
-		if sl.mark == 0 || sl.is(k0, k1) {
+		if sl.mark == 0 || sl.k == wordKey(k0, k1) {
 			return sl
 		}
 	}
@@ -288,7 +286,7 @@ func (v *wordTable) find(k0, k1, h uint64) *wslot {
 // insert stores the word with key k0, k1 -> val in the free slot sl that find returned for
 // it. Under mu.
 func (v *wordTable) insert(sl *wslot, k0, k1 uint64, val int32) {
-	sl.k = [4]uint32{uint32(k0), uint32(k0 >> 32), uint32(k1), uint32(k1 >> 32)}
+	sl.k = wordKey(k0, k1)
 	atomic.StoreUint32(&sl.mark, uint32(val+2)) // publishes the slot
 	v.n++
 	if tab := v.tab.Load(); 4*v.n > 3*len(tab.slots) {
@@ -304,13 +302,13 @@ func (v *wordTable) grow() {
 		old = tab.slots
 	}
 	tab := &wordTab{slots: freshmem.Make[wslot](max(2*len(old), 1024))} // probed (read) before written
-	tab.shift = uint8(32 - bits.TrailingZeros(uint(len(tab.slots))))
-	tab.mask = uint32(len(tab.slots) - 1)
+	tab.shift = uint8(64 - bits.TrailingZeros(uint(len(tab.slots))))
+	tab.mask = uint64(len(tab.slots) - 1)
 	for _, sl := range old {
 		if sl.mark == 0 {
 			continue
 		}
-		x := uint32(shortHash(sl.keys())>>32) >> tab.shift
+		x := shortHash(sl.keys()) >> tab.shift
 		for tab.slots[x].mark != 0 {
 			x = (x + 1) & tab.mask
 		}
@@ -428,9 +426,11 @@ func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines b
 		var ok bool
 		switch {
 		case n <= 8:
-			val, ok = short.find(k0)
+			m := short.find(k0)
+			val, ok = int32(m)-2, m != 0
 		case n <= 16:
-			val, ok = words.findShort(k0, k1, shortHash(k0, k1))
+			m := words.findShort(k0, k1, shortHash(k0, k1))
+			val, ok = int32(m)-2, m != 0
 		default:
 			val, ok = t.long[text[i:j]]
 		}
@@ -482,7 +482,8 @@ type cacheLinePad [64]byte
 // published (once, from 0, atomically).
 type shortTab struct {
 	slots []sslot
-	shift uint8 // 64 - log2(len(slots))
+	mask  uint64 // len(slots) - 1
+	shift uint8  // 64 - log2(len(slots))
 }
 
 type sslot struct {
@@ -495,18 +496,14 @@ type sslot struct {
 // key returns the slot's key.
 func (sl *sslot) key() uint64 { return uint64(sl.klo) | uint64(sl.khi)<<32 }
 
-// find returns the value of key k, if stored. It takes no lock.
-func (v *shortTable) find(k uint64) (int32, bool) {
+// find returns the mark of key k (its value + 2), or 0 when it is not stored. It takes no
+// lock, and is small enough to be inlined in the loop of appendIDs.
+func (v *shortTable) find(k uint64) uint32 {
 	tab := v.tab.Load()
-	mask := uint64(len(tab.slots) - 1)
-	for x := (k * 0x9e3779b97f4a7c15) >> tab.shift; ; x = (x + 1) & mask {
+	for x := (k * 0x9e3779b97f4a7c15) >> tab.shift; ; x = (x + 1) & tab.mask {
 		sl := &tab.slots[x]
-		m := atomic.LoadUint32(&sl.mark)
-		if m == 0 {
-			return 0, false
-		}
-		if sl.key() == k {
-			return int32(m) - 2, true
+		if m := atomic.LoadUint32(&sl.mark); m == 0 || sl.key() == k {
+			return m
 		}
 	}
 }
@@ -537,7 +534,8 @@ func (v *shortTable) grow() {
 	}
 	tab := &shortTab{slots: freshmem.Make[sslot](max(2*len(old), 1024))} // probed (read) before written
 	tab.shift = uint8(64 - bits.TrailingZeros(uint(len(tab.slots))))
-	mask := uint64(len(tab.slots) - 1)
+	tab.mask = uint64(len(tab.slots) - 1)
+	mask := tab.mask
 	for _, sl := range old {
 		if sl.mark == 0 {
 			continue
@@ -582,8 +580,8 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 	t.vocab.mu.Lock()
 	defer t.vocab.mu.Unlock()
 	if len(w) <= 8 {
-		if val, ok := e.short.find(k0); ok {
-			return val
+		if m := e.short.find(k0); m != 0 {
+			return int32(m) - 2
 		}
 		if !known {
 			val = e.wordID(tok)
@@ -621,9 +619,11 @@ func (e *vocabEpoch) lowerID(k0, k1 uint64, n int) (int32, bool) {
 	case l0 == k0 && l1 == k1: // no capitals
 		return 0, false
 	case n <= 8:
-		return e.short.find(l0)
+		m := e.short.find(l0)
+		return int32(m) - 2, m != 0
 	}
-	return e.words.findShort(l0, l1, shortHash(l0, l1))
+	m := e.words.findShort(l0, l1, shortHash(l0, l1))
+	return int32(m) - 2, m != 0
 }
 
 // wordID is the id of a word's token, -1 for the empty token (the word is dropped). Under mu.
