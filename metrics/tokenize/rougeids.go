@@ -39,9 +39,9 @@ const (
 // (NewRougeTokenizerWith), so a word is stemmed and interned once for all of them.
 //
 // Synchronisation: lookups of words of at most 16 bytes (nearly all) take no lock. A slot is
-// written once, under mu, and published by an atomic store of its key (short words) or length
-// (longer ones) after its other fields; a reader loads that field atomically before it reads
-// the others, so it sees a slot either free or complete. A table that grows is copied under
+// written once, under mu, and published by an atomic store of its mark (its value + 2; 0 is a
+// free slot) after its key; a reader loads the mark atomically before it reads the key, so it
+// sees a slot either free or complete. A table that grows is copied under
 // mu and the copy published through an atomic pointer; a reader still probing the old one may
 // miss a word added since, and then looks again under mu, where it finds it. Words of more
 // than 16 bytes are in a map of each tokenizer's own (their tokens' ids are shared). Adding a
