@@ -245,6 +245,14 @@ func TestRougeTokenizerAppendIDs(t *testing.T) {
 			}
 		}
 	}
+	// Capitalised words after their lowercase form (whose id they take without stemming), of
+	// every length class, with digits and with the byte after the word a capital.
+	for n := 1; n <= 18; n++ {
+		low := "runningrelational1"[:n]
+		for _, w := range []string{strings.ToUpper(low[:1]) + low[1:], strings.ToUpper(low), "X" + low[1:]} {
+			inputs = append(inputs, fmt.Sprintf("%s %s %s,%sZ %s", low, w, w, w, low))
+		}
+	}
 	for _, stem := range []bool{false, true} {
 		rt := NewRougeTokenizer(stem)
 		idOf := map[string]int32{}
@@ -370,6 +378,38 @@ func TestRougeAppendLineIDs(t *testing.T) {
 		rt := NewRougeTokenizer(stem)
 		for _, in := range inputs {
 			checkLineIDs(t, rt, in)
+		}
+	}
+}
+
+// TestLowerID: a capitalised word of up to 16 bytes finds the id of its lowercase form when
+// the vocabulary has that form as a word (so it is not stemmed again), and only then.
+func TestLowerID(t *testing.T) {
+	const text = "runningrelational"
+	for n := 1; n <= 16; n++ {
+		low := text[:n]
+		rt := NewRougeTokenizer(true)
+		id := rt.AppendIDs(nil, low)
+		require.Len(t, id, 1, low)
+		for _, tc := range []struct {
+			word string
+			ok   bool
+		}{
+			{strings.ToUpper(low[:1]) + low[1:], true},
+			{strings.ToUpper(low), true},
+			{low, false},                        // no capitals: the caller's lookup missed it
+			{"Q" + low[1:], low[0] == 'q'},      // another word
+			{strings.ToUpper(low[:n-1]), false}, // a prefix (none when n == 1)
+		} {
+			if tc.word == "" {
+				continue
+			}
+			k0, k1 := shortKeyTail(tc.word)
+			got, ok := rt.ep.lowerID(k0, k1, len(tc.word))
+			require.Equal(t, tc.ok, ok, "%q after %q", tc.word, low)
+			if ok {
+				require.Equal(t, id[0], got, "%q after %q", tc.word, low)
+			}
 		}
 	}
 }

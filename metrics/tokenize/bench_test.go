@@ -93,6 +93,35 @@ func BenchmarkPorterStem(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(len(words))), "ns/word")
 }
 
+// BenchmarkStemASCII measures the stemming of the rouge tokenizer's new words: each distinct
+// lowercased word of more than 3 bytes of benchLines, or of the corpus named by
+// EVALSTREAM_ROUGE_CORPUS, once per pass.
+func BenchmarkStemASCII(b *testing.B) {
+	texts := benchLines
+	if path := os.Getenv("EVALSTREAM_ROUGE_CORPUS"); path != "" {
+		texts = corpusTexts(b, path)
+	}
+	seen := map[string]bool{}
+	var words []string
+	for _, s := range texts {
+		for _, w := range Rouge(s, false) {
+			if len(w) > 3 && !seen[w] {
+				seen[w] = true
+				words = append(words, w)
+			}
+		}
+	}
+	arena := make([]byte, 0, 64)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, w := range words {
+			a := arena[:0]
+			stemASCII(w, &a)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)*float64(len(words))), "ns/word")
+}
+
 // BenchmarkAppend measures the append tokenizers as the metrics use them (reusing dst).
 func BenchmarkAppend(b *testing.B) {
 	for _, name := range []string{"13a", "intl", "zh"} {

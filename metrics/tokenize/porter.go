@@ -1,6 +1,9 @@
 package tokenize
 
-import "unicode/utf8"
+import (
+	"sync"
+	"unicode/utf8"
+)
 
 // This file ports nltk/stem/porter.py (NLTK 3.9.1), mode NLTK_EXTENSIONS,
 // rule for rule. The stemmer works in place on a buffer of bytes (ASCII
@@ -10,33 +13,41 @@ import "unicode/utf8"
 // letter is a character of a word being stemmed.
 type letter interface{ ~uint8 | ~int32 }
 
-// porterPool is NLTK's irregular_forms dictionary, inverted: form -> stem.
+// porterIrregular is NLTK's irregular_forms dictionary, inverted: form -> stem. (An array,
+// not a map: the linker lays it out, with no work at start-up.)
+var porterIrregular = [...]struct{ form, stem string }{
+	{"sky", "sky"}, {"skies", "sky"},
+	{"dying", "die"}, {"lying", "lie"}, {"tying", "tie"},
+	{"news", "news"},
+	{"innings", "inning"}, {"inning", "inning"},
+	{"outings", "outing"}, {"outing", "outing"},
+	{"cannings", "canning"}, {"canning", "canning"},
+	{"howe", "howe"},
+	{"proceed", "proceed"}, {"exceed", "exceed"}, {"succeed", "succeed"},
+}
+
+// poolFirst[n] and poolLast[n] have bit c&31 set for the first and the last letter c of
+// each form of n bytes of porterIrregular (lowercase ASCII words of 3 to 8 letters).
+var poolFirst, poolLast = func() (first, last [9]uint32) {
+	for _, f := range porterIrregular {
+		w := f.form
+		first[len(w)] |= 1 << (w[0] & 31)
+		last[len(w)] |= 1 << (w[len(w)-1] & 31)
+	}
+	return first, last
+}()
+
+// porterPool returns the stem of w when it is one of NLTK's irregular forms. Most words are
+// ruled out by their length and first and last letters, without a lookup.
 func porterPool(w string) (string, bool) {
-	switch w {
-	case "sky", "skies":
-		return "sky", true
-	case "dying":
-		return "die", true
-	case "lying":
-		return "lie", true
-	case "tying":
-		return "tie", true
-	case "news":
-		return "news", true
-	case "innings", "inning":
-		return "inning", true
-	case "outings", "outing":
-		return "outing", true
-	case "cannings", "canning":
-		return "canning", true
-	case "howe":
-		return "howe", true
-	case "proceed":
-		return "proceed", true
-	case "exceed":
-		return "exceed", true
-	case "succeed":
-		return "succeed", true
+	if n := len(w); n == 0 || n >= len(poolFirst) ||
+		(poolFirst[n]>>(w[0]&31))&(poolLast[n]>>(w[n-1]&31))&1 == 0 {
+		return "", false
+	}
+	for _, f := range porterIrregular {
+		if f.form == w {
+			return f.stem, true
+		}
 	}
 	return "", false
 }
@@ -71,7 +82,7 @@ func PorterStem(word string) string {
 			buf = make([]byte, 0, len(lower))
 		}
 		buf = append(buf, lower...)
-		out := porterSteps(buf)
+		out := stemBytes(buf)
 		if string(out) == lower[:len(out)] {
 			return lower[:len(out)]
 		}
@@ -96,12 +107,20 @@ func stemASCII(w string, arena *[]byte) string {
 		off = 0
 	}
 	buf := append(a[off:off], w...)
-	out := porterSteps(buf)
+	out := stemBytes(buf)
 	if string(out) == w[:len(out)] {
 		return w[:len(out)]
 	}
 	*arena = a[:off+len(out)]
 	return bytesToString(out)
+}
+
+// stemBytes is porterSteps of a lowercase ASCII word of 3 or more bytes, in place.
+func stemBytes(w []byte) []byte {
+	if len(w) <= 64 {
+		return porterASCII(w)
+	}
+	return porterSteps(w)
 }
 
 // isVowel reports whether c is one of a, e, i, o, u.
@@ -279,32 +298,44 @@ func applyRules[T letter](w []T, rs *ruleSet) []T {
 	return w
 }
 
-var (
-	step1aRules = newRuleSet(rule{"sses", "ss", condNone}, rule{"ies", "i", condNone}, rule{"ss", "ss", condNone}, rule{"s", "", condNone})
-	step1bRules = []rule{{"at", "ate", condNone}, {"bl", "ble", condNone}, {"iz", "ize", condNone}}
-	step2Rules  = newRuleSet([]rule{
-		{"ational", "ate", condM0}, {"tional", "tion", condM0}, {"enci", "ence", condM0},
-		{"anci", "ance", condM0}, {"izer", "ize", condM0}, {"bli", "ble", condM0},
-		{"alli", "al", condM0}, {"entli", "ent", condM0}, {"eli", "e", condM0},
-		{"ousli", "ous", condM0}, {"ization", "ize", condM0}, {"ation", "ate", condM0},
-		{"ator", "ate", condM0}, {"alism", "al", condM0}, {"iveness", "ive", condM0},
-		{"fulness", "ful", condM0}, {"ousness", "ous", condM0}, {"aliti", "al", condM0},
-		{"iviti", "ive", condM0}, {"biliti", "ble", condM0},
-		{"fulli", "ful", condM0}, {"logi", "log", condLogi}, // NLTK_EXTENSIONS
-	}...)
-	step3Rules = newRuleSet([]rule{
-		{"icate", "ic", condM0}, {"ative", "", condM0}, {"alize", "al", condM0},
-		{"iciti", "ic", condM0}, {"ical", "ic", condM0}, {"ful", "", condM0}, {"ness", "", condM0},
-	}...)
-	step4Rules = newRuleSet([]rule{
-		{"al", "", condM1}, {"ance", "", condM1}, {"ence", "", condM1}, {"er", "", condM1},
-		{"ic", "", condM1}, {"able", "", condM1}, {"ible", "", condM1}, {"ant", "", condM1},
-		{"ement", "", condM1}, {"ment", "", condM1}, {"ent", "", condM1}, {"ion", "", condIon},
-		{"ou", "", condM1}, {"ism", "", condM1}, {"ate", "", condM1}, {"iti", "", condM1},
-		{"ous", "", condM1}, {"ive", "", condM1}, {"ize", "", condM1},
-	}...)
-	step5bRules = newRuleSet(rule{"ll", "l", condLL})
-)
+// step1bRules are step 1b's repairs (applied by hand: their stem is not the word's).
+var step1bRules = []rule{{"at", "ate", condNone}, {"bl", "ble", condNone}, {"iz", "ize", condNone}}
+
+// porterRuleSets are the rule lists of the steps that applyRules applies.
+type porterRuleSets struct {
+	step1a, step2, step3, step4, step5b *ruleSet
+}
+
+// porterRules returns the rule lists, built on first use (about 16 KB, mostly empty
+// entries): the rouge tokenizer's words take porterASCII, so most processes never need
+// them.
+var porterRules = sync.OnceValue(func() *porterRuleSets {
+	return &porterRuleSets{
+		step1a: newRuleSet(rule{"sses", "ss", condNone}, rule{"ies", "i", condNone}, rule{"ss", "ss", condNone}, rule{"s", "", condNone}),
+		step2: newRuleSet([]rule{
+			{"ational", "ate", condM0}, {"tional", "tion", condM0}, {"enci", "ence", condM0},
+			{"anci", "ance", condM0}, {"izer", "ize", condM0}, {"bli", "ble", condM0},
+			{"alli", "al", condM0}, {"entli", "ent", condM0}, {"eli", "e", condM0},
+			{"ousli", "ous", condM0}, {"ization", "ize", condM0}, {"ation", "ate", condM0},
+			{"ator", "ate", condM0}, {"alism", "al", condM0}, {"iveness", "ive", condM0},
+			{"fulness", "ful", condM0}, {"ousness", "ous", condM0}, {"aliti", "al", condM0},
+			{"iviti", "ive", condM0}, {"biliti", "ble", condM0},
+			{"fulli", "ful", condM0}, {"logi", "log", condLogi}, // NLTK_EXTENSIONS
+		}...),
+		step3: newRuleSet([]rule{
+			{"icate", "ic", condM0}, {"ative", "", condM0}, {"alize", "al", condM0},
+			{"iciti", "ic", condM0}, {"ical", "ic", condM0}, {"ful", "", condM0}, {"ness", "", condM0},
+		}...),
+		step4: newRuleSet([]rule{
+			{"al", "", condM1}, {"ance", "", condM1}, {"ence", "", condM1}, {"er", "", condM1},
+			{"ic", "", condM1}, {"able", "", condM1}, {"ible", "", condM1}, {"ant", "", condM1},
+			{"ement", "", condM1}, {"ment", "", condM1}, {"ent", "", condM1}, {"ion", "", condIon},
+			{"ou", "", condM1}, {"ism", "", condM1}, {"ate", "", condM1}, {"iti", "", condM1},
+			{"ous", "", condM1}, {"ive", "", condM1}, {"ize", "", condM1},
+		}...),
+		step5b: newRuleSet(rule{"ll", "l", condLL}),
+	}
+})
 
 // porterSteps runs steps 1a to 5b on a lowercase word of 3 or more
 // characters, in place.
@@ -313,10 +344,11 @@ func porterSteps[T letter](w []T) []T {
 	w = step1b(w)
 	w = step1c(w)
 	w = step2(w)
-	w = applyRules(w, step3Rules)
-	w = applyRules(w, step4Rules)
+	rs := porterRules()
+	w = applyRules(w, rs.step3)
+	w = applyRules(w, rs.step4)
 	w = step5a(w)
-	return applyRules(w, step5bRules)
+	return applyRules(w, rs.step5b)
 }
 
 // step1a is PorterStemmer._step1a: plurals (sses, ies, ss, s).
@@ -324,7 +356,7 @@ func step1a[T letter](w []T) []T {
 	if len(w) == 4 && hasSuffix(w, "ies") { // NLTK: "ties" -> "tie"
 		return appendASCII(w[:1], "ie")
 	}
-	return applyRules(w, step1aRules)
+	return applyRules(w, porterRules().step1a)
 }
 
 // step1b is PorterStemmer._step1b: ied, eed, ed and ing, then the
@@ -389,7 +421,7 @@ func step2[T letter](w []T) []T {
 	if hasSuffix(w, "alli") && measure(w[:len(w)-4]) > 0 {
 		w = appendASCII(w[:len(w)-4], "al") // cannot end in "alli" again
 	}
-	return applyRules(w, step2Rules)
+	return applyRules(w, porterRules().step2)
 }
 
 // step5a is PorterStemmer._step5a: a final e goes.

@@ -25,10 +25,10 @@ import (
 // RougeVocab); adding one does.
 
 // Bounds of the vocabulary: Reset starts a new one when it holds more words, tokens or bytes
-// than this, so one vocabulary stays under 9 MB (at most 4.5 MiB of word slots in the two
-// word tables, 2 MiB of token slots and the bytes) whatever the corpus. A tokenizer keeps its
-// vocabulary until its next Reset, so while one is replaced up to one per tokenizer (worker)
-// plus the new one are alive.
+// than this, so one vocabulary stays under 9 MB (at most 4 MiB of word slots in the two
+// word tables, about 1.5 MiB of the tokens' buckets, hashes, chains and ends, and the bytes)
+// whatever the corpus. A tokenizer keeps its vocabulary until its next Reset, so while one is
+// replaced up to one per tokenizer (worker) plus the new one are alive.
 const (
 	vocabMaxWords = 1 << 16
 	vocabMaxBytes = 1 << 21 // of the long words and of the tokens
@@ -39,9 +39,9 @@ const (
 // (NewRougeTokenizerWith), so a word is stemmed and interned once for all of them.
 //
 // Synchronisation: lookups of words of at most 16 bytes (nearly all) take no lock. A slot is
-// written once, under mu, and published by an atomic store of its key (short words) or length
-// (longer ones) after its other fields; a reader loads that field atomically before it reads
-// the others, so it sees a slot either free or complete. A table that grows is copied under
+// written once, under mu, and published by an atomic store of its mark (its value + 2; 0 is a
+// free slot) after its key; a reader loads the mark atomically before it reads the key, so it
+// sees a slot either free or complete. A table that grows is copied under
 // mu and the copy published through an atomic pointer; a reader still probing the old one may
 // miss a word added since, and then looks again under mu, where it finds it. Words of more
 // than 16 bytes are in a map of each tokenizer's own (their tokens' ids are shared). Adding a
@@ -61,24 +61,37 @@ type vocabEpoch struct {
 	words wordTable    // words of 9 to 16 bytes
 	toks  vocab        // token -> id
 	ids   atomic.Int32 // NumIDs: the ids handed out are below it
-	// The words of the tables, and the bytes of long words and tokens: for the bounds
-	// (written under mu, read by Reset without it).
-	nWords, nBytes atomic.Int64
+	// The words of the tables, and the bytes of long words and tokens: for the bounds.
+	nWords, nBytes int
 	// The tokens: a word adds at most one, but TokenID (pre-tokenized input, text the fast
 	// path hands over) adds tokens without words, so they are bounded on their own.
-	nToks atomic.Int64
+	nToks int
+	// Whether a count has passed its bound, for Reset, which reads it without mu: one flag
+	// set once, rather than atomic counts, which would cost every new word three locked
+	// instructions.
+	over atomic.Bool
+}
+
+// add counts words, tokens and bytes added to the epoch. Under mu.
+func (e *vocabEpoch) add(words, toks, bytes int) {
+	e.nWords += words
+	e.nToks += toks
+	e.nBytes += bytes
+	if e.nWords > vocabMaxWords || e.nToks > vocabMaxWords || e.nBytes > vocabMaxBytes {
+		e.over.Store(true)
+	}
 }
 
 // full reports whether the epoch has outgrown the bounds (Reset then starts a new one).
 func (e *vocabEpoch) full() bool {
-	return e.nWords.Load() > vocabMaxWords || e.nToks.Load() > vocabMaxWords || e.nBytes.Load() > vocabMaxBytes
+	return e.over.Load()
 }
 
 // NewRougeVocab returns an empty vocabulary for tokenizers that stem when stem is set. Its
 // tables are made by the first tokenizer that uses it: a command builds its metrics more than
 // once (to find the fields they read, then to run), and metrics that share tokens through a
 // core.Memo use the vocabulary of one of them only, so most vocabularies are never used, and
-// their tables (about 56 KB, written at once: see freshmem) would be page faults for nothing.
+// their tables (about 36 KB, written at once: see freshmem) would be page faults for nothing.
 func NewRougeVocab(stem bool) *RougeVocab {
 	return &RougeVocab{stem: stem}
 }
@@ -111,69 +124,86 @@ func (v *RougeVocab) epoch() *vocabEpoch {
 // emptyTokenID is the id of the empty token.
 const emptyTokenID = 0
 
-// vocab is an exact open-addressing table from byte strings to int32 values: the tokens.
-// Its slots are 16 bytes (the bytes of the keys are apart), half the size of a wordTable's:
-// it is looked up only for new words, under the RougeVocab's mu, and in a short run its
-// memory (every size it grows through is fresh memory) costs more than its lookups.
+// vocab is an exact hash table of byte strings (the tokens), which it numbers 1, 2, ... in
+// the order they are added (the ids of the tokens: 0 is the empty token's). It chains the
+// keys of a bucket through their numbers, so a bucket is 4 bytes and the rest are arrays
+// indexed by number, filled in order: it is looked up only for new words, under the
+// RougeVocab's mu, and in a short run its memory (a page's first touch is a page fault, and
+// every size a table grows through is fresh memory) costs more than its lookups. Growing
+// rebuilds only the buckets.
 type vocab struct {
-	slots []vslot
-	bytes []byte // the keys, back to back
-	n     int
+	buckets []int32  // the last key added to each bucket, 0 for none
+	next    []int32  // next[k-1]: the key added to key k's bucket before it, 0 for none
+	hashes  []uint32 // hashes[k-1]: the low 32 bits of key k's hash
+	bytes   []byte   // the keys, back to back, in the order of their numbers
+	ends    []uint32 // ends[k-1] is the end of key k in bytes
 }
 
-// vslot is one key of a vocab: its bytes are bytes[off:off+n]; n == 0 marks a free slot
-// (keys are never empty).
-type vslot struct {
-	hash uint32
-	n    uint32
-	off  uint32
-	val  int32
+// The capacities of the keys' bytes and of the arrays indexed by number to start with. They
+// are written in order, so only the pages they reach are touched, and the keys of most
+// corpora fit without a copy to a larger array (which would take the faults again).
+const (
+	vocabBytesCap = 256 << 10
+	vocabKeysCap  = 64 << 10
+)
+
+// key returns the bytes of key id.
+func (v *vocab) key(id int32) []byte {
+	start := uint32(0)
+	if id > 1 {
+		start = v.ends[id-2]
+	}
+	return v.bytes[start:v.ends[id-1]]
 }
 
-// find returns the slot of s (whose hash is h): its own, or the free one where it belongs.
-func (v *vocab) find(s string, h uint64) *vslot {
-	mask := uint64(len(v.slots) - 1)
-	for i := h & mask; ; i = (i + 1) & mask {
-		sl := &v.slots[i]
-		if sl.n == 0 || sl.hash == uint32(h) && int(sl.n) == len(s) && string(v.bytes[sl.off:sl.off+sl.n]) == s {
-			return sl
+// find returns the number of s (whose hash is h), if it is a key.
+func (v *vocab) find(s string, h uint64) (int32, bool) {
+	for id := v.buckets[h&uint64(len(v.buckets)-1)]; id != 0; id = v.next[id-1] {
+		if v.hashes[id-1] == uint32(h) && string(v.key(id)) == s {
+			return id, true
 		}
 	}
+	return 0, false
 }
 
-// insert stores s -> val in the free slot sl that find returned for s.
-func (v *vocab) insert(sl *vslot, s string, h uint64, val int32) {
-	*sl = vslot{hash: uint32(h), n: uint32(len(s)), off: uint32(len(v.bytes)), val: val}
+// insert adds s (whose hash is h), which must not be a key, and returns its number.
+func (v *vocab) insert(s string, h uint64) int32 {
+	if v.bytes == nil {
+		v.bytes = make([]byte, 0, max(vocabBytesCap, len(s)))
+		v.ends = make([]uint32, 0, vocabKeysCap)
+		v.hashes = make([]uint32, 0, vocabKeysCap)
+		v.next = make([]int32, 0, vocabKeysCap)
+	}
 	v.bytes = append(v.bytes, s...)
-	v.n++
-	if 2*v.n > len(v.slots) {
+	v.ends = append(v.ends, uint32(len(v.bytes)))
+	v.hashes = append(v.hashes, uint32(h))
+	id := int32(len(v.ends))
+	b := &v.buckets[h&uint64(len(v.buckets)-1)]
+	v.next = append(v.next, *b)
+	*b = id
+	if len(v.ends) > len(v.buckets) {
 		v.grow()
 	}
+	return id
 }
 
-// grow doubles the table (or makes the first one).
+// grow doubles the buckets (or makes the first ones) and puts the keys in them again.
 func (v *vocab) grow() {
-	old := v.slots
-	v.slots = freshmem.Make[vslot](max(2*len(old), 1024)) // probed (read) before written
-	mask := uint64(len(v.slots) - 1)
-	for _, sl := range old {
-		if sl.n == 0 {
-			continue
-		}
-		// The slot keeps the low 32 bits of the key's hash, all find uses of it while
-		// the table has at most 2^32 slots.
-		i := uint64(sl.hash) & mask
-		for v.slots[i].n != 0 {
-			i = (i + 1) & mask
-		}
-		v.slots[i] = sl
+	v.buckets = freshmem.Make[int32](max(2*len(v.buckets), 1024)) // read before written
+	// The low 32 bits of a hash pick its bucket while there are at most 2^32.
+	mask := uint32(len(v.buckets) - 1)
+	for k, h := range v.hashes {
+		b := &v.buckets[h&mask]
+		v.next[k] = *b
+		*b = int32(k + 1)
 	}
 }
 
 // wordTable is the vocabulary's table for the words of AppendIDs of 9 to 16 bytes (shorter
 // ones are in a shortTable, longer ones in each tokenizer's map), which are looked up once per word of
-// text: a word is kept in its slot (k0, k1: its bytes, little-endian, zero-padded), so a
-// lookup reads one 24-byte slot and nothing else. The slot of a key is given by the top bits
+// text: a word is kept in its slot (k0, k1: its bytes, little-endian, zero-padded, which
+// determine the word: words have no zero bytes), so a lookup reads one 20-byte slot and
+// nothing else. The slot of a key is given by the top bits
 // of its 64-bit hash, shortHash (Fibonacci hashing). findShort may run concurrently with the
 // others; find, insert and grow run under the RougeVocab's mu.
 type wordTable struct {
@@ -183,18 +213,29 @@ type wordTable struct {
 	_   cacheLinePad
 }
 
-// wordTab is the slot array of a wordTable; only the n of its slots changes once published
-// (once, from 0, atomically).
+// wordTab is the slot array of a wordTable; only the mark of its slots changes once
+// published (once, from 0, atomically).
 type wordTab struct {
 	slots []wslot
-	mask  uint32 // len(slots) - 1
-	shift uint8  // 32 - log2(len(slots))
+	mask  uint64 // len(slots) - 1
+	shift uint8  // 64 - log2(len(slots))
 }
 
 type wslot struct {
-	k0, k1 uint64
-	n      uint32 // word length; 0 marks a free slot. Written last, atomically (see RougeVocab)
-	val    int32
+	k [4]uint32 // the key: k0 and k1 in halves, so a slot is 4-byte aligned
+	// The value + 2 (values are -1 or more), or 0 for a free slot. Written last, atomically
+	// (see RougeVocab).
+	mark uint32
+}
+
+// wordKey is the key k0, k1 as a slot holds it.
+func wordKey(k0, k1 uint64) [4]uint32 {
+	return [4]uint32{uint32(k0), uint32(k0 >> 32), uint32(k1), uint32(k1 >> 32)}
+}
+
+// keys returns the slot's key.
+func (sl *wslot) keys() (k0, k1 uint64) {
+	return uint64(sl.k[0]) | uint64(sl.k[1])<<32, uint64(sl.k[2]) | uint64(sl.k[3])<<32
 }
 
 // shortHash hashes the key of a short word. Words have no zero bytes, so the key determines
@@ -216,39 +257,37 @@ func shortKeyTail(w string) (k0, k1 uint64) {
 	return k0, k1
 }
 
-// findShort returns the value of the word of at most 16 bytes with key k0, k1, length n and
-// hash h, if stored. It takes no lock.
-func (v *wordTable) findShort(k0, k1, h uint64, n int) (val int32, ok bool) {
+// findShort returns the mark of the word of at most 16 bytes with key k0, k1 and hash h (its
+// value + 2), or 0 when it is not stored. It takes no lock, and is small enough to be inlined
+// in the loop of appendIDs.
+func (v *wordTable) findShort(k0, k1, h uint64) uint32 {
 	tab := v.tab.Load()
-	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & tab.mask {
+	k := wordKey(k0, k1)
+	for x := h >> tab.shift; ; x = (x + 1) & tab.mask {
 		sl := &tab.slots[x]
-		sn := int(atomic.LoadUint32(&sl.n))
-		if sn == 0 {
-			return
-		}
-		if sn == n && sl.k0 == k0 && sl.k1 == k1 {
-			return sl.val, true
+		if m := atomic.LoadUint32(&sl.mark); m == 0 || sl.k == k {
+			return m
 		}
 	}
 }
 
-// find returns the slot of the word with key k0, k1, length n and hash h: its own, or the
-// free one where it belongs. Under mu.
-func (v *wordTable) find(k0, k1, h uint64, n int) *wslot {
+// find returns the slot of the word with key k0, k1 and hash h: its own, or the free one
+// where it belongs. Under mu.
+func (v *wordTable) find(k0, k1, h uint64) *wslot {
 	tab := v.tab.Load()
-	for x := uint32(h>>32) >> tab.shift; ; x = (x + 1) & tab.mask {
+	for x := h >> tab.shift; ; x = (x + 1) & tab.mask {
 		sl := &tab.slots[x]
-		if sl.n == 0 || int(sl.n) == n && sl.k0 == k0 && sl.k1 == k1 {
+		if sl.mark == 0 || sl.k == wordKey(k0, k1) {
 			return sl
 		}
 	}
 }
 
-// insert stores the word of length n with key k0, k1 and hash h -> val in the free slot sl
-// that find returned for it. Under mu.
-func (v *wordTable) insert(sl *wslot, n int, k0, k1, h uint64, val int32) {
-	sl.k0, sl.k1, sl.val = k0, k1, val
-	atomic.StoreUint32(&sl.n, uint32(n)) // publishes the slot
+// insert stores the word with key k0, k1 -> val in the free slot sl that find returned for
+// it. Under mu.
+func (v *wordTable) insert(sl *wslot, k0, k1 uint64, val int32) {
+	sl.k = wordKey(k0, k1)
+	atomic.StoreUint32(&sl.mark, uint32(val+2)) // publishes the slot
 	v.n++
 	if tab := v.tab.Load(); 4*v.n > 3*len(tab.slots) {
 		v.grow()
@@ -263,14 +302,14 @@ func (v *wordTable) grow() {
 		old = tab.slots
 	}
 	tab := &wordTab{slots: freshmem.Make[wslot](max(2*len(old), 1024))} // probed (read) before written
-	tab.shift = uint8(32 - bits.TrailingZeros(uint(len(tab.slots))))
-	tab.mask = uint32(len(tab.slots) - 1)
+	tab.shift = uint8(64 - bits.TrailingZeros(uint(len(tab.slots))))
+	tab.mask = uint64(len(tab.slots) - 1)
 	for _, sl := range old {
-		if sl.n == 0 {
+		if sl.mark == 0 {
 			continue
 		}
-		x := uint32(shortHash(sl.k0, sl.k1)>>32) >> tab.shift
-		for tab.slots[x].n != 0 {
+		x := shortHash(sl.keys()) >> tab.shift
+		for tab.slots[x].mark != 0 {
 			x = (x + 1) & tab.mask
 		}
 		tab.slots[x] = sl
@@ -298,15 +337,12 @@ func (t *RougeTokenizer) TokenID(tok string) int32 {
 // tokenID is TokenID of a non-empty token, under mu.
 func (e *vocabEpoch) tokenID(tok string) int32 {
 	h := HashString(tok)
-	sl := e.toks.find(tok, h)
-	if sl.n != 0 {
-		return sl.val
+	if id, ok := e.toks.find(tok, h); ok {
+		return id
 	}
-	id := e.ids.Load()
-	e.toks.insert(sl, tok, h, id)
+	id := e.toks.insert(tok, h) // the next id: ids are handed out here only
 	e.ids.Store(id + 1)
-	e.nToks.Add(1)
-	e.nBytes.Add(int64(len(tok)))
+	e.add(0, 1, len(tok))
 	return id
 }
 
@@ -390,9 +426,11 @@ func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines b
 		var ok bool
 		switch {
 		case n <= 8:
-			val, ok = short.find(k0)
+			m := short.find(k0)
+			val, ok = int32(m)-2, m != 0
 		case n <= 16:
-			val, ok = words.findShort(k0, k1, shortHash(k0, k1), n)
+			m := words.findShort(k0, k1, shortHash(k0, k1))
+			val, ok = int32(m)-2, m != 0
 		default:
 			val, ok = t.long[text[i:j]]
 		}
@@ -426,9 +464,9 @@ func alnum8(w uint64) uint64 {
 
 // shortTable is the vocabulary's table for the words of at most 8 bytes, most words of text:
 // a word's key is its bytes, little-endian and zero-padded (words have no zero bytes, so the
-// key determines the word and is never 0, which marks a free slot), and a slot is 16 bytes,
-// so the table of a large corpus stays in the core's cache. find may run concurrently with
-// the others; insert and grow run under the RougeVocab's mu.
+// key determines the word), and a slot is 12 bytes, the key and the value, so more of the
+// table stays in the core's cache, and growing it touches fewer pages. find may run
+// concurrently with the others; insert and grow run under the RougeVocab's mu.
 type shortTable struct {
 	tab atomic.Pointer[shortTab]
 	_   cacheLinePad // n, written by every insert, away from tab, read by every lookup
@@ -440,30 +478,32 @@ type shortTable struct {
 // by a core does not take the line of the other from the cores reading it (false sharing).
 type cacheLinePad [64]byte
 
-// shortTab is the slot array of a shortTable; only the k of its slots changes once published
-// (once, from 0, atomically).
+// shortTab is the slot array of a shortTable; only the mark of its slots changes once
+// published (once, from 0, atomically).
 type shortTab struct {
 	slots []sslot
-	shift uint8 // 64 - log2(len(slots))
+	mask  uint64 // len(slots) - 1
+	shift uint8  // 64 - log2(len(slots))
 }
 
 type sslot struct {
-	k   uint64 // written last, atomically (see RougeVocab)
-	val int32
+	klo, khi uint32 // the key, in halves: a slot is 4-byte aligned
+	// The value + 2 (values are -1 or more), or 0 for a free slot. Written last, atomically
+	// (see RougeVocab): a key cannot be, as 8 bytes that may straddle cache lines.
+	mark uint32
 }
 
-// find returns the value of key k, if stored. It takes no lock.
-func (v *shortTable) find(k uint64) (int32, bool) {
+// key returns the slot's key.
+func (sl *sslot) key() uint64 { return uint64(sl.klo) | uint64(sl.khi)<<32 }
+
+// find returns the mark of key k (its value + 2), or 0 when it is not stored. It takes no
+// lock, and is small enough to be inlined in the loop of appendIDs.
+func (v *shortTable) find(k uint64) uint32 {
 	tab := v.tab.Load()
-	mask := uint64(len(tab.slots) - 1)
-	for x := (k * 0x9e3779b97f4a7c15) >> tab.shift; ; x = (x + 1) & mask {
+	for x := (k * 0x9e3779b97f4a7c15) >> tab.shift; ; x = (x + 1) & tab.mask {
 		sl := &tab.slots[x]
-		sk := atomic.LoadUint64(&sl.k)
-		if sk == k {
-			return sl.val, true
-		}
-		if sk == 0 {
-			return 0, false
+		if m := atomic.LoadUint32(&sl.mark); m == 0 || sl.key() == k {
+			return m
 		}
 	}
 }
@@ -473,11 +513,12 @@ func (v *shortTable) insert(k uint64, val int32) {
 	tab := v.tab.Load()
 	mask := uint64(len(tab.slots) - 1)
 	x := (k * 0x9e3779b97f4a7c15) >> tab.shift
-	for tab.slots[x].k != 0 {
+	for tab.slots[x].mark != 0 {
 		x = (x + 1) & mask
 	}
-	tab.slots[x].val = val
-	atomic.StoreUint64(&tab.slots[x].k, k) // publishes the slot
+	sl := &tab.slots[x]
+	sl.klo, sl.khi = uint32(k), uint32(k>>32)
+	atomic.StoreUint32(&sl.mark, uint32(val+2)) // publishes the slot
 	v.n++
 	if 4*v.n > 3*len(tab.slots) {
 		v.grow()
@@ -493,13 +534,14 @@ func (v *shortTable) grow() {
 	}
 	tab := &shortTab{slots: freshmem.Make[sslot](max(2*len(old), 1024))} // probed (read) before written
 	tab.shift = uint8(64 - bits.TrailingZeros(uint(len(tab.slots))))
-	mask := uint64(len(tab.slots) - 1)
+	tab.mask = uint64(len(tab.slots) - 1)
+	mask := tab.mask
 	for _, sl := range old {
-		if sl.k == 0 {
+		if sl.mark == 0 {
 			continue
 		}
-		x := (sl.k * 0x9e3779b97f4a7c15) >> tab.shift
-		for tab.slots[x].k != 0 {
+		x := (sl.key() * 0x9e3779b97f4a7c15) >> tab.shift
+		for tab.slots[x].mark != 0 {
 			x = (x + 1) & mask
 		}
 		tab.slots[x] = sl
@@ -520,36 +562,68 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 		tok := t.wordToken(w)
 		t.vocab.mu.Lock()
 		val := e.wordID(tok)
+		e.add(1, 0, len(w))
 		t.vocab.mu.Unlock()
 		if t.long == nil {
 			t.long = make(map[string]int32)
 		}
 		t.long[strings.Clone(w)] = val // w aliases the caller's text
-		e.nWords.Add(1)
-		e.nBytes.Add(int64(len(w)))
 		return val
 	}
-	tok := t.wordToken(w)
+	// A word with capitals has its lowercased form's token: when the vocabulary has that
+	// form as a word, its id is the word's, and the word needs no stemming.
+	val, known := e.lowerID(k0, k1, len(w))
+	var tok string
+	if !known {
+		tok = t.wordToken(w)
+	}
 	t.vocab.mu.Lock()
 	defer t.vocab.mu.Unlock()
 	if len(w) <= 8 {
-		if val, ok := e.short.find(k0); ok {
-			return val
+		if m := e.short.find(k0); m != 0 {
+			return int32(m) - 2
 		}
-		val := e.wordID(tok)
+		if !known {
+			val = e.wordID(tok)
+		}
 		e.short.insert(k0, val)
-		e.nWords.Add(1)
+		e.add(1, 0, 0)
 		return val
 	}
 	h := shortHash(k0, k1)
-	sl := e.words.find(k0, k1, h, len(w))
-	if sl.n != 0 {
-		return sl.val
+	sl := e.words.find(k0, k1, h)
+	if sl.mark != 0 {
+		return int32(sl.mark) - 2
 	}
-	val := e.wordID(tok)
-	e.words.insert(sl, len(w), k0, k1, h, val) // may move the slots
-	e.nWords.Add(1)
+	if !known {
+		val = e.wordID(tok)
+	}
+	e.words.insert(sl, k0, k1, val) // may move the slots
+	e.add(1, 0, 0)
 	return val
+}
+
+// lowerID returns the value of the word of n bytes (at most 16) with key k0, k1 lowercased,
+// when the word has capitals and the vocabulary has its lowercased form. It takes no lock.
+func (e *vocabEpoch) lowerID(k0, k1 uint64, n int) (int32, bool) {
+	// A byte of [A-Za-z0-9] lowercases by setting its 0x20 bit (digits and lowercase
+	// letters have it); the zero bytes after the word must stay zero.
+	const lo = 0x2020202020202020
+	l0 := k0 | lo&(1<<(8*uint(min(n, 8)))-1)
+	l1 := k1
+	if n > 8 {
+		l0 = k0 | lo
+		l1 = k1 | lo&(1<<(8*uint(n-8))-1)
+	}
+	switch {
+	case l0 == k0 && l1 == k1: // no capitals
+		return 0, false
+	case n <= 8:
+		m := e.short.find(l0)
+		return int32(m) - 2, m != 0
+	}
+	m := e.words.findShort(l0, l1, shortHash(l0, l1))
+	return int32(m) - 2, m != 0
 }
 
 // wordID is the id of a word's token, -1 for the empty token (the word is dropped). Under mu.
@@ -568,20 +642,15 @@ func (t *RougeTokenizer) wordToken(w string) string {
 	}
 	low := t.low[:len(w)]
 	for k := 0; k < len(w); k++ {
-		c := w[k]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		low[k] = c
+		low[k] = w[k] | 0x20 // lowercases [A-Z]; [a-z0-9] have the bit
 	}
 	tok := bytesToString(low)
 	if t.stem && len(tok) > 3 {
-		if t.arena == nil {
-			t.arena = make([]byte, 0, 64)
+		if st, ok := porterPool(tok); ok {
+			return st
 		}
-		arena := t.arena[:0]
-		tok = stemASCII(tok, &arena)
-		t.arena = arena
+		// In place: low is the tokenizer's own, and tok is not used again.
+		tok = bytesToString(stemBytes(low))
 	}
 	return tok
 }

@@ -105,7 +105,7 @@ func TestRougeVocabTokenBound(t *testing.T) {
 	for i := 0; i <= vocabMaxWords; i++ {
 		rt.TokenID(fmt.Sprintf("%x", i)) // at most 5 bytes: far below vocabMaxBytes in all
 	}
-	require.Less(t, first.nBytes.Load(), int64(vocabMaxBytes))
+	require.Less(t, first.nBytes, vocabMaxBytes)
 	require.Equal(t, vocabMaxWords+2, rt.NumIDs()) // the empty token's id and one per token
 	rt.Reset()
 	require.NotSame(t, first, rt.ep, "a vocabulary of more than vocabMaxWords tokens is renewed")
