@@ -160,6 +160,12 @@ func parseWebConfig(b []byte, dir string) (*WebConfig, error) {
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		return nil, errors.New("more than one YAML document (the file holds one mapping)")
 	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err == nil {
+		if line := nullKeyLine(&root); line > 0 {
+			return nil, fmt.Errorf("line %d: a key that YAML reads as null (null, ~ or nothing): quote it if it is a name", line)
+		}
+	}
 	c := &WebConfig{HTTP2: true, Users: f.Users}
 	if c.Users == nil {
 		c.Users = map[string]string{}
@@ -210,12 +216,33 @@ func parseWebConfig(b []byte, dir string) (*WebConfig, error) {
 			return nil, fmt.Errorf("tls_server_config: %w", err)
 		}
 		c.TLS = t
-		// Go's HTTP/2 server refuses to start without one of these (RFC 7540 9.2.2).
-		if t != nil && c.HTTP2 && len(t.CipherSuites) > 0 && !slices.Contains(t.CipherSuites, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256) && !slices.Contains(t.CipherSuites, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) {
+		// Go's HTTP/2 server refuses to start without one of these when TLS 1.2 can be
+		// negotiated (RFC 7540 9.2.2; TLS 1.3 suites are not configurable).
+		if t != nil && c.HTTP2 && t.MinVersion < tls.VersionTLS13 && len(t.CipherSuites) > 0 && !slices.Contains(t.CipherSuites, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256) && !slices.Contains(t.CipherSuites, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256) {
 			return nil, errors.New("tls_server_config.cipher_suites: HTTP/2 (http_server_config.http2, on by default) needs TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 among them")
 		}
 	}
 	return c, nil
+}
+
+// nullKeyLine returns the line of the first mapping key under n that YAML reads as null, 0
+// when there is none. yaml.v3 drops such an entry from a Go map without a word, so a user or
+// header named null or ~ would vanish (and with it, were it the only user, authentication);
+// the toolkit (yaml v2) reads it as the name "". Such a file is refused.
+func nullKeyLine(n *yaml.Node) int {
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].ShortTag() == "!!null" {
+				return n.Content[i].Line
+			}
+		}
+	}
+	for _, c := range n.Content {
+		if line := nullKeyLine(c); line > 0 {
+			return line
+		}
+	}
+	return 0
 }
 
 // parseWebTLS resolves tls_server_config; it returns nil when TLS is not enabled, which the
@@ -418,8 +445,9 @@ func yamlError(err error) error {
 var goTypeName = regexp.MustCompile(` in type config\.\w+`)
 
 // quoted matches the excerpts that YAML decoders put between backquotes in type errors
-// ("cannot unmarshal !!str `hunter2` into ...").
-var quoted = regexp.MustCompile("`[^`]*`")
+// ("cannot unmarshal !!str `hunter2` into ..."), from the first backquote to the last: a
+// value may hold backquotes itself, and no other part of such a message has any.
+var quoted = regexp.MustCompile("(?s)`.*`")
 
 // RedactQuoted replaces every backquoted excerpt in a message from a YAML decoder by
 // "(value hidden)", so that a secret given in the wrong place is not printed back.

@@ -81,6 +81,11 @@ func TestParseWebConfig(t *testing.T) {
 				c.HTTP2 = false
 				return c
 			}()},
+		{"cipher suites without an AES-128-GCM one, HTTP/2 on, TLS 1.3 only", certs + "  min_version: TLS13\n  cipher_suites: [TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384]\n",
+			withTLS(func(t *WebTLS) {
+				t.MinVersion, t.CipherSuites = tls.VersionTLS13, []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}
+			})},
+		{"a quoted user named null", "basic_auth_users:\n  \"null\": " + string(hash) + "\n", func() *WebConfig { c := base(); c.Users = map[string]string{"null": string(hash)}; return c }()},
 		{"http2 off", "http_server_config: {http2: false}\n", func() *WebConfig { c := base(); c.HTTP2 = false; return c }()},
 		{"headers", "http_server_config:\n  headers:\n    X-Frame-Options: deny\n    X-Content-Type-Options: nosniff\n    Strict-Transport-Security: max-age=31536000\n    X-XSS-Protection: '1; mode=block'\n    Content-Security-Policy: default-src 'self'\n",
 			func() *WebConfig {
@@ -112,6 +117,14 @@ func TestParseWebConfigRefuses(t *testing.T) {
 		{"duplicate key", "tls_server_config: {}\ntls_server_config: {}\n", `mapping key "tls_server_config" already defined`},
 		{"two documents", "{}\n---\nbasic_auth_users: {a: " + secret + "}\n", "more than one YAML document"},
 		{"users given as a string", "basic_auth_users: " + secret + "\n", "line 1: cannot unmarshal !!str (value hidden) into map[string]string"},
+		// yaml.v3 would drop these entries from the map: a lone user named null would turn
+		// authentication off.
+		{"user named null", "basic_auth_users:\n  null: " + secret + "\n", "line 2: a key that YAML reads as null"},
+		{"user named ~", "basic_auth_users:\n  scraper: x\n  ~: " + secret + "\n", "line 3: a key that YAML reads as null"},
+		{"user with an empty name", "basic_auth_users:\n  ? \n  : " + secret + "\n", "line 2: a key that YAML reads as null"},
+		{"header named NULL", "http_server_config:\n  headers: {NULL: " + secret + "}\n", "line 2: a key that YAML reads as null"},
+		{"top-level key Null", "Null: " + secret + "\n", "line 1: a key that YAML reads as null"},
+		{"a value with backquotes", "rate_limit: {interval: 1s, burst: \"a`" + secret + "`b\"}\n", "cannot unmarshal !!str (value hidden) into int"},
 		{"password not hashed", "basic_auth_users:\n  scraper: " + secret + "\n", `basic_auth_users: the password of user "scraper" is not a bcrypt hash`},
 		{"http2 not a boolean", "http_server_config: {http2: " + secret + "}\n", "cannot unmarshal !!str (value hidden) into bool"},
 		{"header not allowed", "http_server_config:\n  headers: {Server: " + secret + "}\n", `http_server_config.headers: header "Server" can not be configured (one of Content-Security-Policy, Strict-Transport-Security, X-Content-Type-Options, X-Frame-Options, X-XSS-Protection)`},
