@@ -4,13 +4,14 @@
 # peers-requirements.txt (installed once into .cache/perf-peers-venv, or $PERF_PEERS_VENV).
 #
 # Not part of .ci/run (minutes). Usage:
-#   .ci/perf/readme_table.sh [--quick] [--only text|ter|classification] [bench --compare flags]
+#   .ci/perf/readme_table.sh [--quick] [--only text|rouge-small|ter|classification] [bench --compare flags]
 # The text tasks read WMT17 newstest2017 en-de ($WMT17, default
 # /work/shared/data/wmt17/newstest2017-en-de.jsonl.gz, decompressed once into .cache/perf-work),
 # or generated summaries when it is absent; TER, which takes sacrebleu minutes over WMT17, reads
 # $TER_RECORDS (default 2000) generated summaries; classification reads a generated Parquet file
-# of $CLASS_RECORDS rows (default 10,000,000). --quick: 2,000 summaries for every text task,
-# 1,000,000 rows, 3 runs each. --only GROUP: the rows of one group of tasks (text: BLEU to CER;
+# of $CLASS_RECORDS rows (default 10,000,000); the small-corpus ROUGE row reads 1,500 generated
+# summaries (issue 19's small corpus). --quick: 2,000 summaries for every text task,
+# 1,000,000 rows, 3 runs each. --only GROUP: the rows of one group of tasks (text: BLEU to CER; rouge-small;
 # ter; classification: the Parquet rows), to re-measure them after a change without the ten
 # minutes of the whole table. Other flags go to every `bench --compare` (e.g. --repeat 7).
 set -euo pipefail
@@ -35,7 +36,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
   --quick) quick=1; shift ;;
   --only)
-    case "${2:-}" in text|ter|classification) only=$2 ;; *) echo "--only: text, ter or classification" >&2; exit 2 ;; esac
+    case "${2:-}" in text|rouge-small|ter|classification) only=$2 ;; *) echo "--only: text, rouge-small, ter or classification" >&2; exit 2 ;; esac
     shift 2 ;;
   *) break ;;
   esac
@@ -62,5 +63,6 @@ rows() {
   header=0
 }
 if [ -z "$only" ] || [ "$only" = text ]; then rows --tasks bleu,chrf,rouge,rouge-nostem,wer,cer "${text[@]}" "$@"; fi
+if [ -z "$only" ] || [ "$only" = rouge-small ]; then rows --tasks rouge --records 1500 "$@"; fi
 if [ -z "$only" ] || [ "$only" = ter ]; then rows --tasks ter --records "$ter_records" "$@"; fi
 if [ -z "$only" ] || [ "$only" = classification ]; then rows --tasks classification --classification-records "$class_records" "$@"; fi
