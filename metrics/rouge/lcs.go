@@ -137,9 +137,13 @@ func (t *u64Interner) intern(key uint64) int32 {
 // machine word holds 64 positions of a, so the cost is O(|b|·⌈|a|/64⌉) and the result is the
 // exact LCS length. a's symbols must be the ids 0..k-1 (interned first); symbols of b that are
 // >= k do not occur in a.
+//
+// The masks have a row per symbol of a and one more, all zero, that every symbol >= k reads
+// (its index clamped without a branch): the loops have no branch on whether a
+// symbol of b occurs in a, and the table is sized by a, not by b's vocabulary.
 type bitLCS struct {
 	m, w, k int
-	masks   []uint64 // k rows of w words: bit i of row s is set when a[i] == s
+	masks   []uint64 // k+1 rows of w words: bit i of row s is set when a[i] == s; row k is 0
 	v       []uint64
 }
 
@@ -148,7 +152,7 @@ func (b *bitLCS) load(a []int32, k int) {
 	b.m = len(a)
 	b.w = (len(a) + 63) >> 6
 	b.k = k
-	need := k * b.w
+	need := (k + 1) * b.w
 	if cap(b.masks) < need {
 		// At least doubled, as the sizes of examples rise a little at a time.
 		b.masks = freshmem.Make[uint64](max(need, 2*cap(b.masks)))[:need] // set with |=
@@ -171,12 +175,10 @@ func (b *bitLCS) length(s []int32) int {
 		return 0
 	}
 	if b.w == 1 {
-		v := ^uint64(0)
+		v, k, masks := ^uint64(0), b.k, b.masks[:b.k+1]
 		for _, c := range s {
-			if int(c) < b.k {
-				m := b.masks[c]
-				v = (v + (v & m)) | (v &^ m)
-			}
+			m := masks[clamp(int(c), k)]
+			v = (v + (v & m)) | (v &^ m)
 		}
 		// Bits beyond m stay set (their mask bits are 0), so the zeros are the LCS.
 		return bits.OnesCount64(^v)
@@ -185,12 +187,10 @@ func (b *bitLCS) length(s []int32) int {
 	for i := range v {
 		v[i] = ^uint64(0)
 	}
-	w := b.w
+	w, k := b.w, b.k
 	for _, c := range s {
-		if int(c) >= b.k {
-			continue
-		}
-		row := b.masks[int(c)*w : int(c)*w+w]
+		x := clamp(int(c), k) * w
+		row := b.masks[x : x+w]
 		var carry uint64
 		for i, m := range row {
 			x := v[i]
@@ -225,16 +225,19 @@ func (b *bitLCS) length(s []int32) int {
 // the top of a word of its own. One pass over a reference sentence then computes its rows
 // against every sentence of a pack, and one walk back over them reads the LCS indices of all
 // of them (unionPacked).
+//
+// As in bitLCS, the masks have a row per column symbol (< k) and one more, all zero, that
+// every row symbol >= k reads.
 type lsumLCS struct {
 	k     int      // column symbols are < k; other row symbols match nothing
-	off   []int    // off[p]: start in masks of prediction sentence p's k rows of w[p] words
+	off   []int    // off[p]: start in masks of prediction sentence p's k+1 rows of w[p] words
 	w     []int    // words per row of sentence p (not packed)
 	masks []uint64 // bit j of sentence p's row s is set when c[j] == s
 	rows  []uint64 // V_0..V_|r| of the current pair, or D_1..D_|r| of the current pack
 	idx   []int32  // backtrack's indices, in union
 
 	pack   []int32  // pack[p]: the pack of sentence p, or -1
-	pmasks []uint64 // pack g's row for symbol s is pmasks[g*k+s]
+	pmasks []uint64 // pack g's row for symbol s is pmasks[g*(k+1)+s]
 	guards []uint64 // guards[g]: the guard bits of pack g
 	used   int      // bits taken in the last pack
 }
@@ -253,7 +256,7 @@ func (l *lsumLCS) reset(k int) {
 // addSentence loads prediction sentence number len(l.w) (its symbols are < k).
 func (l *lsumLCS) addSentence(c []int32) {
 	if n := len(c); n > 0 && n < 64 {
-		k := l.k
+		k := l.k + 1
 		if len(l.guards) == 0 || l.used+n+1 > 64 {
 			l.guards = append(l.guards, 0)
 			l.used = 0
@@ -284,7 +287,7 @@ func (l *lsumLCS) addSentence(c []int32) {
 	off := len(l.masks)
 	l.off = append(l.off, off)
 	l.w = append(l.w, w)
-	need := off + l.k*w
+	need := off + (l.k+1)*w
 	if cap(l.masks) < need {
 		grown := freshmem.Make[uint64](2 * need)[:need] // set with |=
 		copy(grown, l.masks)
@@ -307,7 +310,7 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 		return dst
 	}
 	w, k := l.w[p], l.k
-	masks := l.masks[l.off[p] : l.off[p]+k*w]
+	masks := l.masks[l.off[p] : l.off[p]+(k+1)*w]
 	rows := l.rowsFor((len(r) + 1) * w) // every word is written below
 	for x := range rows[:w] {
 		rows[x] = ^uint64(0)
@@ -315,20 +318,15 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	if w == 1 {
 		v := ^uint64(0)
 		for i, s := range r {
-			if int(s) < k {
-				m := masks[s]
-				v = (v + (v & m)) | (v &^ m)
-			}
+			m := masks[clamp(int(s), k)]
+			v = (v + (v & m)) | (v &^ m)
 			rows[i+1] = v
 		}
 	} else {
 		for i, s := range r {
 			prev, cur := rows[i*w:(i+1)*w], rows[(i+1)*w:(i+2)*w]
-			if int(s) >= k {
-				copy(cur, prev)
-				continue
-			}
-			m := masks[int(s)*w : int(s)*w+w]
+			x := clamp(int(s), k) * w
+			m := masks[x : x+w]
 			var carry uint64
 			for x, mx := range m {
 				v := prev[x]
@@ -446,7 +444,7 @@ func (l *lsumLCS) union2(r1, r2 []int32, cs func(p int) []int32) (marks1, marks2
 // The walks are one-hot bits, one per segment, at column j-1 of their sentence; a walk
 // past column 0 falls onto the guard below (cleared) or off the word.
 func (l *lsumLCS) unionPacked(marks []uint64, r []int32, g int) {
-	masks := l.pmasks[g*l.k : (g+1)*l.k]
+	masks := l.pmasks[g*(l.k+1) : (g+1)*(l.k+1)]
 	guard := l.guards[g]
 	d := l.rowsFor(len(r) + 1)
 	v := ^guard
@@ -478,7 +476,7 @@ func (l *lsumLCS) unionPacked(marks []uint64, r []int32, g int) {
 // unionPacked2 is unionPacked for two reference sentences of 1 to 64 tokens, interleaved:
 // it returns their marks.
 func (l *lsumLCS) unionPacked2(r1, r2 []int32, g int) (marks1, marks2 uint64) {
-	masks := l.pmasks[g*l.k : (g+1)*l.k]
+	masks := l.pmasks[g*(l.k+1) : (g+1)*(l.k+1)]
 	guard := l.guards[g]
 	rows := l.rowsFor(len(r1) + len(r2) + 2)
 	d1, d2 := rows[:len(r1)+1], rows[len(r1)+1:]
@@ -532,21 +530,24 @@ func (l *lsumLCS) rowsFor(n int) []uint64 {
 	return l.rows
 }
 
-// maskOf returns the row of masks for symbol s (0 past them: s matches nothing).
+// clamp returns min(s, k) (for s >= 0) with arithmetic only: the compiler makes min a
+// branch inside a loop, and whether a token occurs in the prediction is a coin toss for the
+// branch predictor.
+func clamp(s, k int) int {
+	d := k - s
+	return s + d&(d>>63)
+}
+
+// maskOf returns the row of masks (a pack's k+1 rows) for symbol s: the last, zero, for
+// every s >= k (s matches nothing).
 func maskOf(masks []uint64, s int32) uint64 {
-	if int(s) < len(masks) {
-		return masks[s]
-	}
-	return 0
+	return masks[clamp(int(s), len(masks)-1)]
 }
 
 // packRise is one row of a pack (masks, guard bits guard) for the row symbol s: from
 // V_{i-1} (v) it returns V_i and D_i.
 func packRise(v uint64, masks []uint64, s int32, guard uint64) (uint64, uint64) {
-	if int(s) >= len(masks) {
-		return v, 0
-	}
-	m := masks[s]
+	m := maskOf(masks, s)
 	raw := (v + (v & m)) | (v &^ m)
 	nv := raw &^ guard
 	return nv, (raw &^ v) - (v &^ nv)

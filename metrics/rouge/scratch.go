@@ -150,9 +150,7 @@ func (sc *scratch) lcsLengths() []int32 {
 	if sc.memo != nil {
 		out = sc.memo.lcs[:0]
 	}
-	// Masks for every token id (those from kc on are zero): whether a reference token
-	// occurs in the candidate is then no branch of length's loop.
-	sc.lcs.load(sc.at(0), sc.distinct)
+	sc.lcs.load(sc.at(0), sc.kc)
 	for j := 1; j < len(sc.ends); j++ {
 		out = append(out, int32(sc.lcs.length(sc.at(j))))
 	}
