@@ -56,7 +56,7 @@ type scratch struct {
 	gramN     int
 	grams     []int32 // n-gram ids of every sequence, laid out like seq (n >= 2)
 	gEnds     []int
-	cnt, rcnt []int32 // per n-gram id: candidate count, current reference count
+	cnt, rcnt []int32 // per n-gram id: candidate count, current reference count (overlaps: candidate unigram counts, their copy)
 
 	triples []triple
 	marks   []uint64 // rougeLsum's union of LCS indices of one reference sentence, a bit per token
@@ -388,24 +388,39 @@ type stampedCount struct {
 // overlaps appends to sc.triples the n-gram counts of the candidate (sequence 0) against each
 // reference, rouge-score's: match = Σ_g min(c_cand(g), c_ref(g)), for n = 1, and for n = 2
 // with a candidate of at most maxPairTokens distinct tokens. The tokens are the ids 0..distinct-1,
-// the candidate's 0..kc-1, so its n-grams index a table of distinct (n = 1) or kc² + spares
-// (n = 2) slots directly (no hashing, no n-gram ids); a reference bigram with a token >= kc
-// occurs in no candidate bigram and reads a spare slot, which no count reaches. Per
-// reference, the candidate's counts are made afresh, and each reference n-gram takes one
-// from its slot while any is left.
+// the candidate's 0..kc-1, so its n-grams index a table of kc + spares (n = 1) or kc² + spares
+// (n = 2) slots directly (no hashing, no n-gram ids); a reference n-gram with a token >= kc
+// occurs in the candidate in no n-gram and reads a spare slot, which no count reaches. Each
+// reference n-gram takes one from its slot while any is left. The candidate's unigrams are
+// counted once per example, and the slots a reference touched are restored from a copy
+// before the next one (so a reference costs O(|ref|), not O(distinct)); its bigrams are
+// counted afresh per reference (O(|cand|), under a new stamp).
 func (sc *scratch) overlaps(n int) {
 	kc := sc.kc
 	cand := sc.at(0)
+	var cnt, orig []int32
+	if n == 1 {
+		cnt = zeroed(sc.cnt, kc+spares)
+		sc.cnt = cnt
+		for _, a := range cand {
+			cnt[a]++
+		}
+		if len(sc.ends) > 2 {
+			orig = append(sc.rcnt[:0], cnt...)
+			sc.rcnt = orig
+		}
+	}
 	for j := 1; j < len(sc.ends); j++ {
 		ref := sc.at(j)
 		var match int32
 		if n == 1 {
-			cnt := zeroed(sc.cnt, sc.distinct)
-			sc.cnt = cnt
-			for _, a := range cand {
-				cnt[a]++
+			if j > 1 {
+				for _, a := range sc.at(j - 1) {
+					x := clamp(int(a), kc) // the spares are never changed
+					cnt[x] = orig[x]
+				}
 			}
-			match = takeUnigrams(cnt, ref)
+			match = takeUnigrams(cnt, ref, kc)
 		} else {
 			tab, gen := sc.bigramTable(kc)
 			countBigrams(tab, cand, kc, gen)
@@ -416,21 +431,21 @@ func (sc *scratch) overlaps(n int) {
 	}
 }
 
-// bigramSpares is the number of spare slots of overlaps' bigram table. A reference bigram
-// that is no candidate's reads and writes (unchanged) spare i%bigramSpares at position i: a
-// single spare would chain every such step to the last one through memory.
-const bigramSpares = 8
+// spares is the number of spare slots of overlaps' tables. A reference n-gram that is no
+// candidate's reads and writes (unchanged) spare i%spares at position i: a single spare
+// would chain every such step to the last one through memory.
+const spares = 8
 
 // bigramTable returns overlaps' table for a candidate of kc distinct tokens (kc² slots, then
 // the spares) and a new generation stamp. The table is sized by the largest candidate (at
-// most 256² + bigramSpares slots of 8 bytes).
+// most 256² + spares slots of 8 bytes).
 func (sc *scratch) bigramTable(kc int) ([]stampedCount, uint32) {
-	need := kc*kc + bigramSpares
+	need := kc*kc + spares
 	if len(sc.ov) < need {
 		// At least doubled, and room for 64 tokens at first (32 KiB): the sizes of examples
 		// rise a little at a time, and each new table is fresh memory (page faults) until
 		// the garbage collector runs.
-		sc.ov = freshmem.Make[stampedCount](min(max(need, 2*len(sc.ov), 64*64+bigramSpares), maxPairTokens*maxPairTokens+bigramSpares))
+		sc.ov = freshmem.Make[stampedCount](min(max(need, 2*len(sc.ov), 64*64+spares), maxPairTokens*maxPairTokens+spares))
 		sc.ovGen = 0
 	}
 	sc.ovGen++
@@ -444,15 +459,17 @@ func (sc *scratch) bigramTable(kc int) ([]stampedCount, uint32) {
 // The steps below are conditional moves, not branches: whether an n-gram was seen before, or
 // is left in the candidate, is a coin toss for the branch predictor.
 
-// takeUnigrams returns the overlap of ref with the candidate counts cnt (one per token id),
-// taking the matches from cnt.
-func takeUnigrams(cnt []int32, ref []int32) int32 {
+// takeUnigrams returns the overlap of ref with the candidate counts cnt (one per candidate
+// token id, below kc, then the spares), taking the matches from cnt.
+func takeUnigrams(cnt []int32, ref []int32, kc int) int32 {
 	var match int32
-	for _, a := range ref {
-		c := cnt[a]
+	for i, a := range ref {
+		out := (kc - 1 - int(a)) >> 63 // -1 when a >= kc, else 0
+		x := int(a)&^out | (kc+i%spares)&out
+		c := cnt[x]
 		take := int32(uint32(-c) >> 31) // c > 0
 		match += take
-		cnt[a] = c - take
+		cnt[x] = c - take
 	}
 	return match
 }
@@ -477,7 +494,7 @@ func takeBigrams(tab []stampedCount, ref []int32, kc int, gen uint32) int32 {
 	for i := 1; i < len(ref); i++ {
 		a, b := int(ref[i-1]), int(ref[i])
 		out := ((kc - 1 - a) | (kc - 1 - b)) >> 63 // -1 when a >= kc or b >= kc, else 0
-		sl := &tab[(a*kc+b)&^out|(spare+i%bigramSpares)&out]
+		sl := &tab[(a*kc+b)&^out|(spare+i%spares)&out]
 		c := sl.n
 		if sl.stamp != gen {
 			c = 0
