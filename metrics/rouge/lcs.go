@@ -138,21 +138,28 @@ func (t *u64Interner) intern(key uint64) int32 {
 // exact LCS length. a's symbols must be the ids 0..k-1 (interned first); symbols of b that are
 // >= k do not occur in a.
 //
-// The masks have a row per symbol of a and one more, all zero, that every symbol >= k reads
-// (its index clamped without a branch): the loops have no branch on whether a
-// symbol of b occurs in a, and the table is sized by a, not by b's vocabulary.
+// The loops have no branch on whether a symbol of b occurs in a (a coin toss for the branch
+// predictor): the rows of the symbols >= k are zero. When the symbols of the b's are fewer
+// than 2k+64 (the usual case), every one has a row; otherwise the table would be sized by
+// b's vocabulary, not a's, so there is one zero row more, that every symbol >= k reads (its
+// index clamped with arithmetic, which costs a few instructions per symbol).
 type bitLCS struct {
 	m, w, k int
-	masks   []uint64 // k+1 rows of w words: bit i of row s is set when a[i] == s; row k is 0
+	full    bool     // a row per symbol of the b's
+	masks   []uint64 // rows of w words: bit i of row s is set when a[i] == s; rows >= k are 0
 	v       []uint64
 }
 
-// load prepares a (whose symbols are all < k).
-func (b *bitLCS) load(a []int32, k int) {
+// load prepares a (whose symbols are all < k) for b's of symbols < distinct.
+func (b *bitLCS) load(a []int32, k, distinct int) {
 	b.m = len(a)
 	b.w = (len(a) + 63) >> 6
 	b.k = k
-	need := (k + 1) * b.w
+	rows := k + 1
+	if b.full = distinct <= 2*k+64; b.full {
+		rows = max(distinct, 1)
+	}
+	need := rows * b.w
 	if cap(b.masks) < need {
 		// At least doubled, as the sizes of examples rise a little at a time.
 		b.masks = freshmem.Make[uint64](max(need, 2*cap(b.masks)))[:need] // set with |=
@@ -175,10 +182,17 @@ func (b *bitLCS) length(s []int32) int {
 		return 0
 	}
 	if b.w == 1 {
-		v, k, masks := ^uint64(0), b.k, b.masks[:b.k+1]
-		for _, c := range s {
-			m := masks[clamp(int(c), k)]
-			v = (v + (v & m)) | (v &^ m)
+		v, k, masks := ^uint64(0), b.k, b.masks
+		if b.full {
+			for _, c := range s {
+				m := masks[c]
+				v = (v + (v & m)) | (v &^ m)
+			}
+		} else {
+			for _, c := range s {
+				m := masks[clamp(int(c), k)]
+				v = (v + (v & m)) | (v &^ m)
+			}
 		}
 		// Bits beyond m stay set (their mask bits are 0), so the zeros are the LCS.
 		return bits.OnesCount64(^v)
@@ -188,6 +202,9 @@ func (b *bitLCS) length(s []int32) int {
 		v[i] = ^uint64(0)
 	}
 	w, k := b.w, b.k
+	if b.full {
+		k = len(b.masks)/w - 1 // every symbol has a row
+	}
 	for _, c := range s {
 		x := clamp(int(c), k) * w
 		row := b.masks[x : x+w]

@@ -193,7 +193,7 @@ func FuzzLsumLCS(f *testing.F) {
 		var l lsumLCS
 		checkLsumLCS(t, &l, 8, cs, [][]int32{r})
 		var b bitLCS
-		b.load(cs[0], 8)
+		b.load(cs[0], 8, 8)
 		var tab lcsTable
 		tab.fill(cs[0], r)
 		require.Equal(t, int(tab.at(len(cs[0]), len(r))), b.length(r))

@@ -130,7 +130,7 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 				sc.triples = append(sc.triples, triple{match: int64(n), cand: int64(len(c)), ref: int64(len(sc.span(sents, bounds[j])))})
 			}
 		} else {
-			sc.lcs.load(c, k)
+			sc.lcs.load(c, k, sc.distinct)
 			for j := 0; j+1 < len(bounds); j++ {
 				r := sc.span(sents, bounds[j])
 				sc.triples = append(sc.triples, triple{match: int64(sc.lcs.length(r)), cand: int64(len(c)), ref: int64(len(r))})

@@ -150,7 +150,7 @@ func (sc *scratch) lcsLengths() []int32 {
 	if sc.memo != nil {
 		out = sc.memo.lcs[:0]
 	}
-	sc.lcs.load(sc.at(0), sc.kc)
+	sc.lcs.load(sc.at(0), sc.kc, sc.distinct)
 	for j := 1; j < len(sc.ends); j++ {
 		out = append(out, int32(sc.lcs.length(sc.at(j))))
 	}
@@ -388,51 +388,59 @@ type stampedCount struct {
 // overlaps appends to sc.triples the n-gram counts of the candidate (sequence 0) against each
 // reference, rouge-score's: match = Σ_g min(c_cand(g), c_ref(g)), for n = 1, and for n = 2
 // with a candidate of at most maxPairTokens distinct tokens. The tokens are the ids 0..distinct-1,
-// the candidate's 0..kc-1, so its n-grams index a table of kc + spares (n = 1) or kc² + spares
-// (n = 2) slots directly (no hashing, no n-gram ids); a reference n-gram with a token >= kc
-// occurs in the candidate in no n-gram and reads a spare slot, which no count reaches. Each
+// the candidate's 0..kc-1, so its n-grams index a table of distinct (n = 1) or kc² + spares
+// (n = 2) slots directly (no hashing, no n-gram ids); a reference bigram with a token >= kc
+// occurs in no candidate bigram and reads a spare slot, which no count reaches. Each
 // reference n-gram takes one from its slot while any is left. The candidate's unigrams are
 // counted once per example, and the slots a reference touched are restored from a copy
 // before the next one (so a reference costs O(|ref|), not O(distinct)); its bigrams are
 // counted afresh per reference (O(|cand|), under a new stamp).
 func (sc *scratch) overlaps(n int) {
+	if n == 1 {
+		sc.unigramOverlaps()
+		return
+	}
 	kc := sc.kc
 	cand := sc.at(0)
-	var cnt, orig []int32
-	if n == 1 {
-		cnt = zeroed(sc.cnt, kc+spares)
-		sc.cnt = cnt
-		for _, a := range cand {
-			cnt[a]++
-		}
-		if len(sc.ends) > 2 {
-			orig = append(sc.rcnt[:0], cnt...)
-			sc.rcnt = orig
-		}
-	}
 	for j := 1; j < len(sc.ends); j++ {
 		ref := sc.at(j)
-		var match int32
-		if n == 1 {
-			if j > 1 {
-				for _, a := range sc.at(j - 1) {
-					x := clamp(int(a), kc) // the spares are never changed
-					cnt[x] = orig[x]
-				}
-			}
-			match = takeUnigrams(cnt, ref, kc)
-		} else {
-			tab, gen := sc.bigramTable(kc)
-			countBigrams(tab, cand, kc, gen)
-			match = takeBigrams(tab, ref, kc, gen)
-		}
+		tab, gen := sc.bigramTable(kc)
+		countBigrams(tab, cand, kc, gen)
+		match := takeBigrams(tab, ref, kc, gen)
 		sc.triples = append(sc.triples, triple{
-			match: int64(match), cand: int64(max(len(cand)-n+1, 0)), ref: int64(max(len(ref)-n+1, 0))})
+			match: int64(match), cand: int64(max(len(cand)-1, 0)), ref: int64(max(len(ref)-1, 0))})
 	}
 }
 
-// spares is the number of spare slots of overlaps' tables. A reference n-gram that is no
-// candidate's reads and writes (unchanged) spare i%spares at position i: a single spare
+// unigramOverlaps is overlaps for n = 1.
+func (sc *scratch) unigramOverlaps() {
+	cand := sc.at(0)
+	// A slot per token id (4 bytes each, like the ids themselves): a reference token reads
+	// its own, with no test of whether it is the candidate's.
+	cnt := zeroed(sc.cnt, sc.distinct)
+	sc.cnt = cnt
+	for _, a := range cand {
+		cnt[a]++
+	}
+	if len(sc.ends) == 2 {
+		sc.triples = append(sc.triples, triple{match: int64(takeUnigrams(cnt, sc.at(1))), cand: int64(len(cand)), ref: int64(len(sc.at(1)))})
+		return
+	}
+	orig := append(sc.rcnt[:0], cnt...)
+	sc.rcnt = orig
+	for j := 1; j < len(sc.ends); j++ {
+		if j > 1 {
+			for _, a := range sc.at(j - 1) {
+				cnt[a] = orig[a]
+			}
+		}
+		ref := sc.at(j)
+		sc.triples = append(sc.triples, triple{match: int64(takeUnigrams(cnt, ref)), cand: int64(len(cand)), ref: int64(len(ref))})
+	}
+}
+
+// spares is the number of spare slots of overlaps' bigram table. A reference bigram that is
+// no candidate's reads and writes (unchanged) spare i%spares at position i: a single spare
 // would chain every such step to the last one through memory.
 const spares = 8
 
@@ -459,17 +467,15 @@ func (sc *scratch) bigramTable(kc int) ([]stampedCount, uint32) {
 // The steps below are conditional moves, not branches: whether an n-gram was seen before, or
 // is left in the candidate, is a coin toss for the branch predictor.
 
-// takeUnigrams returns the overlap of ref with the candidate counts cnt (one per candidate
-// token id, below kc, then the spares), taking the matches from cnt.
-func takeUnigrams(cnt []int32, ref []int32, kc int) int32 {
+// takeUnigrams returns the overlap of ref with the candidate counts cnt (one per token id),
+// taking the matches from cnt.
+func takeUnigrams(cnt []int32, ref []int32) int32 {
 	var match int32
-	for i, a := range ref {
-		out := (kc - 1 - int(a)) >> 63 // -1 when a >= kc, else 0
-		x := int(a)&^out | (kc+i%spares)&out
-		c := cnt[x]
+	for _, a := range ref {
+		c := cnt[a]
 		take := int32(uint32(-c) >> 31) // c > 0
 		match += take
-		cnt[x] = c - take
+		cnt[a] = c - take
 	}
 	return match
 }
