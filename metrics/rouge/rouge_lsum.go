@@ -138,7 +138,7 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		}
 		return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
 	}
-	sc.lsum.reset(k)
+	sc.lsum.reset(k, sc.distinct)
 	for p := 0; p < np; p++ {
 		sc.lsum.addSentence(sc.span(sents, p))
 	}
