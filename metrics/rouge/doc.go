@@ -47,7 +47,7 @@ func Docs() []core.Doc {
 				{Name: "alpha", Default: "0", Help: "ignite only: F = P·R/((1−alpha)·P + alpha·R), alpha in [0,1]; 0.5 gives F1"},
 			},
 			Invalid: commonInvalid,
-			Memory:  "O(1): three exact sums and a count (mindnlp: two integer counts); plus per-worker scratch sized by the largest example (the n = 2 counts of a candidate of at most 256 distinct tokens: a table of 8 bytes per pair of them) and, with the rouge tokenizer, a per-worker map of the vocabulary's ids to the example's (8 bytes per id) and one vocabulary of words seen shared by the workers (renewed past 65,536 words or tokens: under 9 MB each; while one is renewed, each worker may still hold the old one until its next example)",
+			Memory:  "O(1): three exact sums and a count (mindnlp: two integer counts); plus per-worker scratch sized by the largest example (n = 1: 4 bytes per distinct token of the example, twice with several references; n = 2, a candidate of at most 256 distinct tokens: a table of 8 bytes per pair of them) and, with the rouge tokenizer, a per-worker map of the vocabulary's ids to the example's (8 bytes per id) and one vocabulary of words seen shared by the workers (renewed past 65,536 words or tokens: under 9 MB each; while one is renewed, each worker may still hold the old one until its next example)",
 		},
 		{
 			Type:      "rouge_l",
@@ -71,7 +71,7 @@ func Docs() []core.Doc {
 				{Name: "alpha", Default: "0", Help: "ignite only: F = P·R/((1−alpha)·P + alpha·R), alpha in [0,1]"},
 			},
 			Invalid: commonInvalid,
-			Memory:  "O(1): three exact sums and a count; plus per-worker scratch (bit-parallel LCS masks) sized by the largest example and, with the rouge tokenizer, a per-worker map of the vocabulary's ids to the example's (8 bytes per id) and one vocabulary of words seen shared by the workers (renewed past 65,536 words or tokens: under 9 MB each; while one is renewed, each worker may still hold the old one until its next example)",
+			Memory:  "O(1): three exact sums and a count; plus per-worker scratch sized by the largest example (bit-parallel LCS masks: a bit per prediction token for each distinct token of the example, or only each distinct prediction token and one more when the references add more than it has plus 64: at most 8 × ⌈prediction tokens/64⌉ × (2 × distinct prediction tokens + 64) bytes, whatever the references' vocabulary) and, with the rouge tokenizer, a per-worker map of the vocabulary's ids to the example's (8 bytes per id) and one vocabulary of words seen shared by the workers (renewed past 65,536 words or tokens: under 9 MB each; while one is renewed, each worker may still hold the old one until its next example)",
 		},
 		{
 			Type:      "rouge_lsum",
@@ -87,7 +87,7 @@ func Docs() []core.Doc {
 					"split_summaries=False; the nltk sentence splitter is not offered). Pre-tokenized input is one sentence"},
 			},
 			Invalid: commonInvalid,
-			Memory:  "O(1): three exact sums and a count; plus per-worker scratch (the bit-vector rows of one or two reference sentences against one prediction sentence or a pack of short ones) and, with the rouge tokenizer, a per-worker map of the vocabulary's ids to the example's (8 bytes per id) and one vocabulary of words seen shared by the workers (renewed past 65,536 words or tokens: under 9 MB each; while one is renewed, each worker may still hold the old one until its next example)",
+			Memory:  "O(1): three exact sums and a count; plus per-worker scratch sized by the largest example: LCS masks of the prediction's sentences (as rouge_l's, a row per distinct token of the example or per distinct prediction token and one more: at most 8 × (2 × distinct prediction tokens + 64) bytes per 64 tokens of a sentence of 64 or more, and per pack of shorter ones sharing 64 bits, a token and a separator bit each), the bit-vector rows of one or two reference sentences against one prediction sentence or pack (8 bytes per reference token and per 64 prediction tokens), and 4 bytes per distinct prediction token, twice with several references, and, with the rouge tokenizer, a per-worker map of the vocabulary's ids to the example's (8 bytes per id) and one vocabulary of words seen shared by the workers (renewed past 65,536 words or tokens: under 9 MB each; while one is renewed, each worker may still hold the old one until its next example)",
 		},
 		{
 			Type:      "rouge_l_dureader",

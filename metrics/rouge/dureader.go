@@ -157,7 +157,7 @@ func (m *RougeLDuReader) example(ex *core.Example, sc *scratch) (prf, triple) {
 		}
 	}
 	cand := sc.at(0)
-	sc.lcs.load(cand, sc.kc)
+	sc.lcs.load(cand, sc.kc, sc.in.n())
 	var pMax, rMax float64
 	for j := 0; j < nr; j++ {
 		ref := sc.at(j + 1)

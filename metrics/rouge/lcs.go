@@ -137,18 +137,29 @@ func (t *u64Interner) intern(key uint64) int32 {
 // machine word holds 64 positions of a, so the cost is O(|b|·⌈|a|/64⌉) and the result is the
 // exact LCS length. a's symbols must be the ids 0..k-1 (interned first); symbols of b that are
 // >= k do not occur in a.
+//
+// The loops have no branch on whether a symbol of b occurs in a (a coin toss for the branch
+// predictor): the rows of the symbols >= k are zero. When the symbols of the b's are fewer
+// than 2k+64 (the usual case), every one has a row; otherwise the table would be sized by
+// b's vocabulary, not a's, so there is one zero row more, that every symbol >= k reads (its
+// index clamped with arithmetic, which costs a few instructions per symbol).
 type bitLCS struct {
 	m, w, k int
-	masks   []uint64 // k rows of w words: bit i of row s is set when a[i] == s
+	full    bool     // a row per symbol of the b's
+	masks   []uint64 // rows of w words: bit i of row s is set when a[i] == s; rows >= k are 0
 	v       []uint64
 }
 
-// load prepares a (whose symbols are all < k).
-func (b *bitLCS) load(a []int32, k int) {
+// load prepares a (whose symbols are all < k) for b's of symbols < distinct.
+func (b *bitLCS) load(a []int32, k, distinct int) {
 	b.m = len(a)
 	b.w = (len(a) + 63) >> 6
 	b.k = k
-	need := k * b.w
+	rows := k + 1
+	if b.full = distinct <= 2*k+64; b.full {
+		rows = max(distinct, 1)
+	}
+	need := rows * b.w
 	if cap(b.masks) < need {
 		// At least doubled, as the sizes of examples rise a little at a time.
 		b.masks = freshmem.Make[uint64](max(need, 2*cap(b.masks)))[:need] // set with |=
@@ -171,10 +182,15 @@ func (b *bitLCS) length(s []int32) int {
 		return 0
 	}
 	if b.w == 1 {
-		v := ^uint64(0)
-		for _, c := range s {
-			if int(c) < b.k {
-				m := b.masks[c]
+		v, k, masks := ^uint64(0), b.k, b.masks
+		if b.full {
+			for _, c := range s {
+				m := masks[c]
+				v = (v + (v & m)) | (v &^ m)
+			}
+		} else {
+			for _, c := range s {
+				m := masks[clamp(int(c), k)]
 				v = (v + (v & m)) | (v &^ m)
 			}
 		}
@@ -185,12 +201,13 @@ func (b *bitLCS) length(s []int32) int {
 	for i := range v {
 		v[i] = ^uint64(0)
 	}
-	w := b.w
+	w, k := b.w, b.k
+	if b.full {
+		k = len(b.masks)/w - 1 // every symbol has a row
+	}
 	for _, c := range s {
-		if int(c) >= b.k {
-			continue
-		}
-		row := b.masks[int(c)*w : int(c)*w+w]
+		x := clamp(int(c), k) * w
+		row := b.masks[x : x+w]
 		var carry uint64
 		for i, m := range row {
 			x := v[i]
@@ -225,23 +242,34 @@ func (b *bitLCS) length(s []int32) int {
 // the top of a word of its own. One pass over a reference sentence then computes its rows
 // against every sentence of a pack, and one walk back over them reads the LCS indices of all
 // of them (unionPacked).
+//
+// As in bitLCS, the masks have a row per symbol of the example when those are fewer than
+// 2k+64 (full), else a row per column symbol (< k) and one more, all zero, that every row
+// symbol >= k reads (its index clamped).
 type lsumLCS struct {
 	k     int      // column symbols are < k; other row symbols match nothing
-	off   []int    // off[p]: start in masks of prediction sentence p's k rows of w[p] words
+	nrow  int      // rows of masks per sentence or pack
+	full  bool     // a row per symbol of the example: no clamp
+	off   []int    // off[p]: start in masks of prediction sentence p's nrow rows of w[p] words
 	w     []int    // words per row of sentence p (not packed)
 	masks []uint64 // bit j of sentence p's row s is set when c[j] == s
 	rows  []uint64 // V_0..V_|r| of the current pair, or D_1..D_|r| of the current pack
 	idx   []int32  // backtrack's indices, in union
 
 	pack   []int32  // pack[p]: the pack of sentence p, or -1
-	pmasks []uint64 // pack g's row for symbol s is pmasks[g*k+s]
+	pmasks []uint64 // pack g's row for symbol s is pmasks[g*nrow+s]
 	guards []uint64 // guards[g]: the guard bits of pack g
 	used   int      // bits taken in the last pack
 }
 
-// reset forgets the sentences of the last example; symbols of the next ones are < k.
-func (l *lsumLCS) reset(k int) {
+// reset forgets the sentences of the last example; symbols of the next prediction sentences
+// are < k, those of the reference sentences < distinct.
+func (l *lsumLCS) reset(k, distinct int) {
 	l.k = k
+	l.nrow = k + 1
+	if l.full = distinct <= 2*k+64; l.full {
+		l.nrow = max(distinct, k+1)
+	}
 	l.off = l.off[:0]
 	l.w = l.w[:0]
 	l.masks = l.masks[:0]
@@ -253,7 +281,7 @@ func (l *lsumLCS) reset(k int) {
 // addSentence loads prediction sentence number len(l.w) (its symbols are < k).
 func (l *lsumLCS) addSentence(c []int32) {
 	if n := len(c); n > 0 && n < 64 {
-		k := l.k
+		k := l.nrow
 		if len(l.guards) == 0 || l.used+n+1 > 64 {
 			l.guards = append(l.guards, 0)
 			l.used = 0
@@ -284,7 +312,7 @@ func (l *lsumLCS) addSentence(c []int32) {
 	off := len(l.masks)
 	l.off = append(l.off, off)
 	l.w = append(l.w, w)
-	need := off + l.k*w
+	need := off + l.nrow*w
 	if cap(l.masks) < need {
 		grown := freshmem.Make[uint64](2 * need)[:need] // set with |=
 		copy(grown, l.masks)
@@ -306,8 +334,8 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	if len(r) == 0 || len(c) == 0 {
 		return dst
 	}
-	w, k := l.w[p], l.k
-	masks := l.masks[l.off[p] : l.off[p]+k*w]
+	w, last := l.w[p], l.nrow-1
+	masks := l.masks[l.off[p] : l.off[p]+l.nrow*w]
 	rows := l.rowsFor((len(r) + 1) * w) // every word is written below
 	for x := range rows[:w] {
 		rows[x] = ^uint64(0)
@@ -315,20 +343,15 @@ func (l *lsumLCS) backtrack(dst []int32, r []int32, p int, c []int32) []int32 {
 	if w == 1 {
 		v := ^uint64(0)
 		for i, s := range r {
-			if int(s) < k {
-				m := masks[s]
-				v = (v + (v & m)) | (v &^ m)
-			}
+			m := masks[clamp(int(s), last)]
+			v = (v + (v & m)) | (v &^ m)
 			rows[i+1] = v
 		}
 	} else {
 		for i, s := range r {
 			prev, cur := rows[i*w:(i+1)*w], rows[(i+1)*w:(i+2)*w]
-			if int(s) >= k {
-				copy(cur, prev)
-				continue
-			}
-			m := masks[int(s)*w : int(s)*w+w]
+			x := clamp(int(s), last) * w
+			m := masks[x : x+w]
 			var carry uint64
 			for x, mx := range m {
 				v := prev[x]
@@ -446,12 +469,12 @@ func (l *lsumLCS) union2(r1, r2 []int32, cs func(p int) []int32) (marks1, marks2
 // The walks are one-hot bits, one per segment, at column j-1 of their sentence; a walk
 // past column 0 falls onto the guard below (cleared) or off the word.
 func (l *lsumLCS) unionPacked(marks []uint64, r []int32, g int) {
-	masks := l.pmasks[g*l.k : (g+1)*l.k]
+	masks, full := l.pmasks[g*l.nrow:(g+1)*l.nrow], l.full
 	guard := l.guards[g]
 	d := l.rowsFor(len(r) + 1)
 	v := ^guard
 	for i, s := range r {
-		v, d[i+1] = packRise(v, masks, s, guard)
+		v, d[i+1] = packRise(v, masks, full, s, guard)
 	}
 	walks := guard >> 1 // every sentence of the pack is non-empty: j = len(c)
 	// Whether a row is read is a coin toss for the branch predictor: the rows read are
@@ -461,7 +484,7 @@ func (l *lsumLCS) unionPacked(marks []uint64, r []int32, g int) {
 	for ; i > 0 && walks != 0; i-- {
 		x := i - 1
 		var take uint64
-		m := maskOf(masks, r[x])
+		m := maskOf(masks, full, r[x])
 		walks, take = packWalk(walks, m, d[i], guard)
 		walks |= jumps(take, m, guard)
 		acc |= (take | -take) >> 63 << (uint(x) & 63)
@@ -478,27 +501,27 @@ func (l *lsumLCS) unionPacked(marks []uint64, r []int32, g int) {
 // unionPacked2 is unionPacked for two reference sentences of 1 to 64 tokens, interleaved:
 // it returns their marks.
 func (l *lsumLCS) unionPacked2(r1, r2 []int32, g int) (marks1, marks2 uint64) {
-	masks := l.pmasks[g*l.k : (g+1)*l.k]
+	masks, full := l.pmasks[g*l.nrow:(g+1)*l.nrow], l.full
 	guard := l.guards[g]
 	rows := l.rowsFor(len(r1) + len(r2) + 2)
 	d1, d2 := rows[:len(r1)+1], rows[len(r1)+1:]
 	v1, v2 := ^guard, ^guard
 	n := min(len(r1), len(r2))
 	for i := 0; i < n; i++ {
-		v1, d1[i+1] = packRise(v1, masks, r1[i], guard)
-		v2, d2[i+1] = packRise(v2, masks, r2[i], guard)
+		v1, d1[i+1] = packRise(v1, masks, full, r1[i], guard)
+		v2, d2[i+1] = packRise(v2, masks, full, r2[i], guard)
 	}
 	for i := n; i < len(r1); i++ {
-		v1, d1[i+1] = packRise(v1, masks, r1[i], guard)
+		v1, d1[i+1] = packRise(v1, masks, full, r1[i], guard)
 	}
 	for i := n; i < len(r2); i++ {
-		v2, d2[i+1] = packRise(v2, masks, r2[i], guard)
+		v2, d2[i+1] = packRise(v2, masks, full, r2[i], guard)
 	}
 	w1, w2 := guard>>1, guard>>1
 	i1, i2 := len(r1), len(r2)
 	for ; i1 > 0 && i2 > 0 && w1|w2 != 0; i1, i2 = i1-1, i2-1 {
 		var t1, t2 uint64
-		m1, m2 := maskOf(masks, r1[i1-1]), maskOf(masks, r2[i2-1])
+		m1, m2 := maskOf(masks, full, r1[i1-1]), maskOf(masks, full, r2[i2-1])
 		w1, t1 = packWalk(w1, m1, d1[i1], guard)
 		w2, t2 = packWalk(w2, m2, d2[i2], guard)
 		w1 |= jumps(t1, m1, guard)
@@ -508,14 +531,14 @@ func (l *lsumLCS) unionPacked2(r1, r2 []int32, g int) (marks1, marks2 uint64) {
 	}
 	for ; i1 > 0 && w1 != 0; i1-- {
 		var t uint64
-		m := maskOf(masks, r1[i1-1])
+		m := maskOf(masks, full, r1[i1-1])
 		w1, t = packWalk(w1, m, d1[i1], guard)
 		w1 |= jumps(t, m, guard)
 		marks1 |= (t | -t) >> 63 << (uint(i1-1) & 63)
 	}
 	for ; i2 > 0 && w2 != 0; i2-- {
 		var t uint64
-		m := maskOf(masks, r2[i2-1])
+		m := maskOf(masks, full, r2[i2-1])
 		w2, t = packWalk(w2, m, d2[i2], guard)
 		w2 |= jumps(t, m, guard)
 		marks2 |= (t | -t) >> 63 << (uint(i2-1) & 63)
@@ -532,21 +555,28 @@ func (l *lsumLCS) rowsFor(n int) []uint64 {
 	return l.rows
 }
 
-// maskOf returns the row of masks for symbol s (0 past them: s matches nothing).
-func maskOf(masks []uint64, s int32) uint64 {
-	if int(s) < len(masks) {
+// clamp returns min(s, k) (for s >= 0) with arithmetic only: the compiler makes min a
+// branch inside a loop, and whether a token occurs in the prediction is a coin toss for the
+// branch predictor.
+func clamp(s, k int) int {
+	d := k - s
+	return s + d&(d>>63)
+}
+
+// maskOf returns the row of masks (a pack's rows) for symbol s: with full, every symbol's;
+// else the last, zero, for every s >= k (s matches nothing). full is the same for the whole
+// example, so its test is always predicted.
+func maskOf(masks []uint64, full bool, s int32) uint64 {
+	if full {
 		return masks[s]
 	}
-	return 0
+	return masks[clamp(int(s), len(masks)-1)]
 }
 
 // packRise is one row of a pack (masks, guard bits guard) for the row symbol s: from
 // V_{i-1} (v) it returns V_i and D_i.
-func packRise(v uint64, masks []uint64, s int32, guard uint64) (uint64, uint64) {
-	if int(s) >= len(masks) {
-		return v, 0
-	}
-	m := masks[s]
+func packRise(v uint64, masks []uint64, full bool, s int32, guard uint64) (uint64, uint64) {
+	m := maskOf(masks, full, s)
 	raw := (v + (v & m)) | (v &^ m)
 	nv := raw &^ guard
 	return nv, (raw &^ v) - (v &^ nv)

@@ -77,12 +77,28 @@ func lsumOracle(r, c []int32) []int32 {
 // checkLsumLCS requires the union of the LCS indices of every reference sentence in rs
 // against the prediction sentences cs (symbols < k) to be the textbook table's: with each
 // sentence loaded alone (its own indices) and with all of them loaded, one reference
-// sentence at a time (union) and two (union2).
+// sentence at a time (union) and two (union2); with masks of a row per symbol of rs (full)
+// and with k rows and a zero one (a vocabulary of rs past 2k+64).
 func checkLsumLCS(t *testing.T, l *lsumLCS, k int, cs, rs [][]int32) {
+	t.Helper()
+	distinct := k
+	for _, r := range rs {
+		for _, s := range r {
+			distinct = max(distinct, int(s)+1)
+		}
+	}
+	for _, d := range []int{distinct, 2*k + 65} {
+		checkLsumLayout(t, l, k, d, cs, rs)
+		require.Equal(t, d <= 2*k+64, l.full)
+	}
+}
+
+// checkLsumLayout is checkLsumLCS with the masks for symbols of rs below distinct.
+func checkLsumLayout(t *testing.T, l *lsumLCS, k, distinct int, cs, rs [][]int32) {
 	t.Helper()
 	check := func(cs [][]int32) {
 		t.Helper()
-		l.reset(k)
+		l.reset(k, distinct)
 		for _, c := range cs {
 			l.addSentence(c)
 		}
@@ -193,7 +209,7 @@ func FuzzLsumLCS(f *testing.F) {
 		var l lsumLCS
 		checkLsumLCS(t, &l, 8, cs, [][]int32{r})
 		var b bitLCS
-		b.load(cs[0], 8)
+		b.load(cs[0], 8, 8)
 		var tab lcsTable
 		tab.fill(cs[0], r)
 		require.Equal(t, int(tab.at(len(cs[0]), len(r))), b.length(r))

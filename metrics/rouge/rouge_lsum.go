@@ -115,7 +115,7 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		sents = sc.ends
 	}
 	sc.bounds = bounds
-	k := sc.distinct
+	k := sc.kc
 	// The prediction's sentences are the columns of every LCS: their masks are built once.
 	// Its tokens are the ids below kc (interned first).
 	if np == 1 && oneSentenceEach(bounds) {
@@ -130,7 +130,7 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 				sc.triples = append(sc.triples, triple{match: int64(n), cand: int64(len(c)), ref: int64(len(sc.span(sents, bounds[j])))})
 			}
 		} else {
-			sc.lcs.load(c, sc.distinct) // as in lcsLengths
+			sc.lcs.load(c, k, sc.distinct)
 			for j := 0; j+1 < len(bounds); j++ {
 				r := sc.span(sents, bounds[j])
 				sc.triples = append(sc.triples, triple{match: int64(sc.lcs.length(r)), cand: int64(len(c)), ref: int64(len(r))})
@@ -138,9 +138,7 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 		}
 		return combine(sc.triples, bestF, fmeasure{kind: 'f'}), triple{}
 	}
-	// Every token id has a row of masks (zero past the prediction's ids below kc), so the
-	// walks need no test of whether a reference token occurs in the prediction.
-	sc.lsum.reset(k)
+	sc.lsum.reset(k, sc.distinct)
 	for p := 0; p < np; p++ {
 		sc.lsum.addSentence(sc.span(sents, p))
 	}
@@ -148,7 +146,8 @@ func (m *RougeLsum) example(ex *core.Example, sc *scratch) (prf, triple) {
 	// and the reference's pool hold it, and a hit takes it from both. A reference token is
 	// in the union at most once per occurrence, so its reference pool never runs out
 	// before the union's occurrences do: only the prediction's pool counts. Its counts
-	// are kept in poolP; each reference but the last takes from a copy.
+	// are kept in poolP (a count per prediction token: the union holds no other); each
+	// reference but the last takes from a copy.
 	poolP := zeroed(sc.cnt, k)
 	predTokens := int64(0)
 	for i := 0; i < np; i++ {

@@ -287,7 +287,8 @@ func TestSentenceScore(t *testing.T) {
 }
 
 // TestBitLCS compares the bit-parallel LCS with the plain DP on random sequences of every
-// length class (one word, several words, partial words).
+// length class (one word, several words, partial words), with b's symbols absent from a few
+// (masks of a row per symbol) and many (a's rows and one zero row that the others read).
 func TestBitLCS(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	var b bitLCS
@@ -310,16 +311,18 @@ func TestBitLCS(t *testing.T) {
 			a[i] = ids[s]
 		}
 		ka := len(ids)
+		step := int32(1 + 100*(trial%2)) // spreads the symbols absent from a past 2ka+64
 		bs := make([]int32, lb)
 		for i := range bs {
 			s := int32(rng.Intn(k + 2))
 			if id, ok := ids[s]; ok {
 				bs[i] = id
 			} else {
-				bs[i] = int32(ka) + s
+				bs[i] = int32(ka) + s*step
 			}
 		}
-		b.load(a, ka)
+		b.load(a, ka, ka+int(k+2)*int(step))
+		require.Equal(t, trial%2 == 0, b.full)
 		var tab lcsTable
 		tab.fill(a, bs)
 		require.Equal(t, int(tab.at(len(a), len(bs))), b.length(bs), "a=%v b=%v", a, bs)

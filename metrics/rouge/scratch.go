@@ -56,7 +56,7 @@ type scratch struct {
 	gramN     int
 	grams     []int32 // n-gram ids of every sequence, laid out like seq (n >= 2)
 	gEnds     []int
-	cnt, rcnt []int32 // per n-gram id: candidate count, current reference count
+	cnt, rcnt []int32 // per n-gram id: candidate count, current reference count (overlaps: candidate unigram counts, their copy)
 
 	triples []triple
 	marks   []uint64 // rougeLsum's union of LCS indices of one reference sentence, a bit per token
@@ -150,9 +150,7 @@ func (sc *scratch) lcsLengths() []int32 {
 	if sc.memo != nil {
 		out = sc.memo.lcs[:0]
 	}
-	// Masks for every token id (those from kc on are zero): whether a reference token
-	// occurs in the candidate is then no branch of length's loop.
-	sc.lcs.load(sc.at(0), sc.distinct)
+	sc.lcs.load(sc.at(0), sc.kc, sc.distinct)
 	for j := 1; j < len(sc.ends); j++ {
 		out = append(out, int32(sc.lcs.length(sc.at(j))))
 	}
@@ -392,47 +390,70 @@ type stampedCount struct {
 // with a candidate of at most maxPairTokens distinct tokens. The tokens are the ids 0..distinct-1,
 // the candidate's 0..kc-1, so its n-grams index a table of distinct (n = 1) or kc² + spares
 // (n = 2) slots directly (no hashing, no n-gram ids); a reference bigram with a token >= kc
-// occurs in no candidate bigram and reads a spare slot, which no count reaches. Per
-// reference, the candidate's counts are made afresh, and each reference n-gram takes one
-// from its slot while any is left.
+// occurs in no candidate bigram and reads a spare slot, which no count reaches. Each
+// reference n-gram takes one from its slot while any is left. The candidate's unigrams are
+// counted once per example, and the slots a reference touched are restored from a copy
+// before the next one (so a reference costs O(|ref|), not O(distinct)); its bigrams are
+// counted afresh per reference (O(|cand|), under a new stamp).
 func (sc *scratch) overlaps(n int) {
+	if n == 1 {
+		sc.unigramOverlaps()
+		return
+	}
 	kc := sc.kc
 	cand := sc.at(0)
 	for j := 1; j < len(sc.ends); j++ {
 		ref := sc.at(j)
-		var match int32
-		if n == 1 {
-			cnt := zeroed(sc.cnt, sc.distinct)
-			sc.cnt = cnt
-			for _, a := range cand {
-				cnt[a]++
-			}
-			match = takeUnigrams(cnt, ref)
-		} else {
-			tab, gen := sc.bigramTable(kc)
-			countBigrams(tab, cand, kc, gen)
-			match = takeBigrams(tab, ref, kc, gen)
-		}
+		tab, gen := sc.bigramTable(kc)
+		countBigrams(tab, cand, kc, gen)
+		match := takeBigrams(tab, ref, kc, gen)
 		sc.triples = append(sc.triples, triple{
-			match: int64(match), cand: int64(max(len(cand)-n+1, 0)), ref: int64(max(len(ref)-n+1, 0))})
+			match: int64(match), cand: int64(max(len(cand)-1, 0)), ref: int64(max(len(ref)-1, 0))})
 	}
 }
 
-// bigramSpares is the number of spare slots of overlaps' bigram table. A reference bigram
-// that is no candidate's reads and writes (unchanged) spare i%bigramSpares at position i: a
-// single spare would chain every such step to the last one through memory.
-const bigramSpares = 8
+// unigramOverlaps is overlaps for n = 1.
+func (sc *scratch) unigramOverlaps() {
+	cand := sc.at(0)
+	// A slot per token id (4 bytes each, like the ids themselves): a reference token reads
+	// its own, with no test of whether it is the candidate's.
+	cnt := zeroed(sc.cnt, sc.distinct)
+	sc.cnt = cnt
+	for _, a := range cand {
+		cnt[a]++
+	}
+	if len(sc.ends) == 2 {
+		sc.triples = append(sc.triples, triple{match: int64(takeUnigrams(cnt, sc.at(1))), cand: int64(len(cand)), ref: int64(len(sc.at(1)))})
+		return
+	}
+	orig := append(sc.rcnt[:0], cnt...)
+	sc.rcnt = orig
+	for j := 1; j < len(sc.ends); j++ {
+		if j > 1 {
+			for _, a := range sc.at(j - 1) {
+				cnt[a] = orig[a]
+			}
+		}
+		ref := sc.at(j)
+		sc.triples = append(sc.triples, triple{match: int64(takeUnigrams(cnt, ref)), cand: int64(len(cand)), ref: int64(len(ref))})
+	}
+}
+
+// spares is the number of spare slots of overlaps' bigram table. A reference bigram that is
+// no candidate's reads and writes (unchanged) spare i%spares at position i: a single spare
+// would chain every such step to the last one through memory.
+const spares = 8
 
 // bigramTable returns overlaps' table for a candidate of kc distinct tokens (kc² slots, then
 // the spares) and a new generation stamp. The table is sized by the largest candidate (at
-// most 256² + bigramSpares slots of 8 bytes).
+// most 256² + spares slots of 8 bytes).
 func (sc *scratch) bigramTable(kc int) ([]stampedCount, uint32) {
-	need := kc*kc + bigramSpares
+	need := kc*kc + spares
 	if len(sc.ov) < need {
 		// At least doubled, and room for 64 tokens at first (32 KiB): the sizes of examples
 		// rise a little at a time, and each new table is fresh memory (page faults) until
 		// the garbage collector runs.
-		sc.ov = freshmem.Make[stampedCount](min(max(need, 2*len(sc.ov), 64*64+bigramSpares), maxPairTokens*maxPairTokens+bigramSpares))
+		sc.ov = freshmem.Make[stampedCount](min(max(need, 2*len(sc.ov), 64*64+spares), maxPairTokens*maxPairTokens+spares))
 		sc.ovGen = 0
 	}
 	sc.ovGen++
@@ -479,7 +500,7 @@ func takeBigrams(tab []stampedCount, ref []int32, kc int, gen uint32) int32 {
 	for i := 1; i < len(ref); i++ {
 		a, b := int(ref[i-1]), int(ref[i])
 		out := ((kc - 1 - a) | (kc - 1 - b)) >> 63 // -1 when a >= kc or b >= kc, else 0
-		sl := &tab[(a*kc+b)&^out|(spare+i%bigramSpares)&out]
+		sl := &tab[(a*kc+b)&^out|(spare+i%spares)&out]
 		c := sl.n
 		if sl.stamp != gen {
 			c = 0
