@@ -560,7 +560,7 @@ func (l *lsumLCS) rowsFor(n int) []uint64 {
 // branch predictor.
 func clamp(s, k int) int {
 	d := k - s
-	return s + d&(d>>63)
+	return s + d&(d>>(bits.UintSize-1))
 }
 
 // maskOf returns the row of masks (a pack's rows) for symbol s: with full, every symbol's;

@@ -2,6 +2,7 @@ package rouge
 
 import (
 	"iter"
+	"math/bits"
 	"strings"
 	"unsafe"
 
@@ -499,7 +500,7 @@ func takeBigrams(tab []stampedCount, ref []int32, kc int, gen uint32) int32 {
 	var match int32
 	for i := 1; i < len(ref); i++ {
 		a, b := int(ref[i-1]), int(ref[i])
-		out := ((kc - 1 - a) | (kc - 1 - b)) >> 63 // -1 when a >= kc or b >= kc, else 0
+		out := ((kc - 1 - a) | (kc - 1 - b)) >> (bits.UintSize - 1) // -1 when a >= kc or b >= kc, else 0
 		sl := &tab[(a*kc+b)&^out|(spare+i%spares)&out]
 		c := sl.n
 		if sl.stamp != gen {
