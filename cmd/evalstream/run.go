@@ -8,6 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -340,6 +342,29 @@ func (j *job) checkOutputs(savePath string) error {
 	return nil
 }
 
+// smallInputBytes bounds the inputs a run reads on one CPU by default (pipeline.workers 0):
+// below it, a second worker and the second thread the Go runtime keeps busy for it cost more
+// CPU than the run takes without them (on 1,500 summaries, 1.1 MB, with four ROUGE metrics:
+// 12% more CPU for 3 ms less wall time; the workers share a cold vocabulary, each faults in
+// its own scratch, and the runtime spins and shoots down TLBs between the threads).
+const smallInputBytes = 2 << 20
+
+// smallInput reports whether the run's inputs are files of known, uncompressed size under
+// smallInputBytes together (not standard input, a FIFO, gzip or a Kafka topic).
+func (j *job) smallInput() bool {
+	if len(j.inputs) == 0 {
+		return false
+	}
+	var total int64
+	for _, in := range j.inputs {
+		if in.Path == "" || in.Path == "-" || in.SHA256 == "" || strings.HasSuffix(in.Path, ".gz") {
+			return false
+		}
+		total += in.Size
+	}
+	return total < smallInputBytes
+}
+
 // fold runs the worker pool over src, with dead letters, per-record scores and progress.
 // The dead letters and scores are written to temporary files that emit moves into place
 // (out is nil when there are none).
@@ -360,9 +385,14 @@ func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (
 			return nil, nil, runtimeErr(err)
 		}
 	}
+	workers := j.cfg.Pipeline.Workers
+	if workers == 0 && j.smallInput() && os.Getenv("GOMAXPROCS") == "" {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+		workers = 1
+	}
 	progress := &pipeline.Progress{}
 	stopProgress := startProgress(stderr, j.noProgress, progress, src)
-	rc := pipeline.Config{Plan: j.plan, Workers: j.cfg.Pipeline.Workers, Policy: j.policy(), Progress: progress, WantExamples: exPath != "", ExampleID: "id"}
+	rc := pipeline.Config{Plan: j.plan, Workers: workers, Policy: j.policy(), Progress: progress, WantExamples: exPath != "", ExampleID: "id"}
 	if out != nil {
 		rc.Output = out
 	}
