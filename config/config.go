@@ -108,8 +108,9 @@ type SASL struct {
 
 // Pipeline tunes the engine and the bad-record policy.
 type Pipeline struct {
-	// Workers is the number of scoring goroutines; 0 means one per CPU (file inputs under
-	// 2 MiB together run one worker on one CPU: a second costs more CPU than it saves).
+	// Workers is the number of scoring goroutines; 0 means one per CPU, after the first
+	// 30 ms of a run on one worker and one CPU (a run that short would spend more CPU on a
+	// second than it saves time).
 	Workers int `yaml:"workers" json:"workers"`
 	// BatchSize is the number of records per batch handed to a worker (default 1024).
 	BatchSize int `yaml:"batch_size" json:"batch_size"`

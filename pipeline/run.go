@@ -102,6 +102,9 @@ type Config struct {
 	// WantExamples asks workers to compute per-record sentence scores.
 	WantExamples bool
 	Progress     *Progress
+	// Ramp, when not nil, holds back every worker but the first until it is closed (or the
+	// input is all handed out): a short run then folds on one goroutine, a long one on all.
+	Ramp <-chan struct{}
 }
 
 type job struct {
@@ -143,7 +146,9 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 	}
 	rctx = WithConsumers(rctx, workers)
 	limit := newBadLimit(cfg.Policy)
+	readerDone := make(chan struct{})
 	g.Go(func() error {
+		defer close(readerDone)
 		defer close(jobs)
 		for idx := 0; ; idx++ {
 			if limit.exceeded() {
@@ -175,6 +180,12 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 		folder := NewFolder(cfg.Plan)
 		folder.DeferDictAdds()
 		wg.Go(func() error {
+			if w > 0 && cfg.Ramp != nil {
+				select {
+				case <-cfg.Ramp:
+				case <-readerDone:
+				}
+			}
 			for j := range jobs {
 				err := foldBatch(gctx, folder, acc, j, &cfg, limit, progress, chunks)
 				if j.b.Release != nil {

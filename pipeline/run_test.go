@@ -312,3 +312,38 @@ func TestErrorExamplesDeterministic(t *testing.T) {
 		require.Equal(t, want, total.Results().ErrorExamples[ReasonNonFinite], "order %v", order)
 	}
 }
+
+// TestRunRamp: workers held back by Config.Ramp give the results of the pool without one,
+// whether the ramp opens before the input is all handed out, after it, or never.
+func TestRunRamp(t *testing.T) {
+	plan := testPlan("g")
+	recs := records(5000, nil)
+	want, err := Run(context.Background(), &memSource{recs: recs, batch: 13}, Config{Plan: plan, Workers: 3, Policy: Policy{OnError: "fail"}})
+	require.NoError(t, err)
+	opened := make(chan struct{})
+	close(opened)
+	for _, c := range []struct {
+		name string
+		ramp chan struct{}
+	}{
+		{"open from the start", opened},
+		{"never opened", make(chan struct{})},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			acc, err := Run(context.Background(), &memSource{recs: recs, batch: 13}, Config{Plan: plan, Workers: 3, Ramp: c.ramp, Policy: Policy{OnError: "fail"}})
+			require.NoError(t, err)
+			require.Equal(t, fingerprint(t, want), fingerprint(t, acc))
+		})
+	}
+	t.Run("opened during the run", func(t *testing.T) {
+		ramp := make(chan struct{})
+		src := &memSource{recs: recs, batch: 13}
+		go func() {
+			time.Sleep(time.Millisecond)
+			close(ramp)
+		}()
+		acc, err := Run(context.Background(), src, Config{Plan: plan, Workers: 3, Ramp: ramp, Policy: Policy{OnError: "fail"}})
+		require.NoError(t, err)
+		require.Equal(t, fingerprint(t, want), fingerprint(t, acc))
+	})
+}

@@ -67,7 +67,7 @@ func cmdScore(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	label := fs.String("label", "", "label field (default `label`)")
 	format := fs.String("format", "table", "output on stdout: table|json")
 	output := fs.String("output", "", "also write the results to this file: .json, .csv or .jsonl (appended history)")
-	workers := fs.Int("workers", 0, "worker goroutines (0 = one per CPU, or one on one CPU for file inputs under 2 MiB)")
+	workers := fs.Int("workers", 0, "worker goroutines (0 = one per CPU, after the first 30 ms of a run on one worker and one CPU)")
 	batch := fs.Int("batch-size", config.DefaultBatchSize, "records per batch")
 	inFormat := fs.String("input-format", "auto", "auto|jsonl|arrow|arrows|parquet (not with -r)")
 	onError := fs.String("on-error", "fail", "bad records: fail|skip|dead_letter")

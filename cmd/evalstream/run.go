@@ -342,28 +342,14 @@ func (j *job) checkOutputs(savePath string) error {
 	return nil
 }
 
-// smallInputBytes bounds the inputs a run reads on one CPU by default (pipeline.workers 0):
-// below it, a second worker and the second thread the Go runtime keeps busy for it cost more
-// CPU than the run takes without them (on 1,500 summaries, 1.1 MB, with four ROUGE metrics:
-// 12% more CPU for 3 ms less wall time; the workers share a cold vocabulary, each faults in
-// its own scratch, and the runtime spins and shoots down TLBs between the threads).
-const smallInputBytes = 2 << 20
-
-// smallInput reports whether the run's inputs are files of known, uncompressed size under
-// smallInputBytes together (not standard input, a FIFO, gzip or a Kafka topic).
-func (j *job) smallInput() bool {
-	if len(j.inputs) == 0 {
-		return false
-	}
-	var total int64
-	for _, in := range j.inputs {
-		if in.Path == "" || in.Path == "-" || in.SHA256 == "" || strings.HasSuffix(in.Path, ".gz") {
-			return false
-		}
-		total += in.Size
-	}
-	return total < smallInputBytes
-}
+// oneCPUStart is how long a run folds on one worker and one CPU before every worker starts,
+// one per CPU (when pipeline.workers is 0 and GOMAXPROCS is not set). A short run ends
+// before it: a second worker and running thread would have cost it more CPU than they save
+// time (on 1,500 summaries, 1.1 MB, with four ROUGE metrics: 12% more CPU for 3 ms less wall
+// time; the workers share a cold vocabulary, each faults in its own scratch, and the runtime
+// spins and shoots down TLBs between the threads). A longer run loses at most this much of
+// its parallel time.
+var oneCPUStart = 30 * time.Millisecond
 
 // fold runs the worker pool over src, with dead letters, per-record scores and progress.
 // The dead letters and scores are written to temporary files that emit moves into place
@@ -385,14 +371,24 @@ func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (
 			return nil, nil, runtimeErr(err)
 		}
 	}
-	workers := j.cfg.Pipeline.Workers
-	if workers == 0 && j.smallInput() && os.Getenv("GOMAXPROCS") == "" {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-		workers = 1
-	}
 	progress := &pipeline.Progress{}
 	stopProgress := startProgress(stderr, j.noProgress, progress, src)
-	rc := pipeline.Config{Plan: j.plan, Workers: workers, Policy: j.policy(), Progress: progress, WantExamples: exPath != "", ExampleID: "id"}
+	rc := pipeline.Config{Plan: j.plan, Workers: j.cfg.Pipeline.Workers, Policy: j.policy(), Progress: progress, WantExamples: exPath != "", ExampleID: "id"}
+	if procs := runtime.GOMAXPROCS(0); rc.Workers == 0 && procs > 1 && os.Getenv("GOMAXPROCS") == "" {
+		// One worker per CPU, but one worker on one CPU for the first oneCPUStart (see there).
+		rc.Workers = procs
+		runtime.GOMAXPROCS(1)
+		ramp := make(chan struct{})
+		rc.Ramp = ramp
+		t := time.AfterFunc(oneCPUStart, func() {
+			runtime.GOMAXPROCS(procs)
+			close(ramp)
+		})
+		defer func() {
+			t.Stop()
+			runtime.GOMAXPROCS(procs)
+		}()
+	}
 	if out != nil {
 		rc.Output = out
 	}
