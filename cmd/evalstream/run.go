@@ -349,7 +349,7 @@ func (j *job) checkOutputs(savePath string) error {
 // time; the workers share a cold vocabulary, each faults in its own scratch, and the runtime
 // spins and shoots down TLBs between the threads). A longer run loses at most this much of
 // its parallel time.
-var oneCPUStart = 30 * time.Millisecond
+const oneCPUStart = 30 * time.Millisecond
 
 // fold runs the worker pool over src, with dead letters, per-record scores and progress.
 // The dead letters and scores are written to temporary files that emit moves into place
