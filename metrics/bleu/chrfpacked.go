@@ -49,13 +49,10 @@ type charRef struct {
 	bigen    uint16
 	useBi    bool
 
-	// A reference of at most bitMaxChars characters is matched by bit-parallel sets of
-	// positions (matchBits); its tables above are built only when a hypothesis is too long
-	// for the sets (tables reports whether they are).
-	refIDs []uint16
-	pos    [][bitWords]uint64 // per character id, the reference positions holding it
-	maxN   int
-	tables bool
+	// A reference of at most bitChars characters takes the bit-parallel path instead
+	// of the ids and tables above.
+	bits    bitRef
+	useBits bool
 }
 
 // useRefs makes refs (the record's prepared references) the references of the tables,
@@ -88,7 +85,7 @@ func (c *charPacked) useRefs(refs []string, maxN int, whitespace bool) bool {
 		c.keys[j] = append(c.keys[j][:0], r...)
 	}
 	for j, r := range refs {
-		if !c.refs[j].build(r, maxN, whitespace) {
+		if !c.refs[j].build(&c.ids, r, maxN, whitespace) {
 			c.ok = false
 			break
 		}
@@ -103,6 +100,12 @@ func (c *charPacked) refChars(j int) int { return c.refs[j].chars }
 // the last useRefs to match[n-1] and returns the number of hypothesis characters.
 func (c *charPacked) match(j int, s string, match []int64) int {
 	r := &c.refs[j]
+	if r.useBits {
+		ids := r.bits.lookupIDs(c.ids[:0], s, c.ws)
+		c.ids = ids
+		r.bits.match(ids, c.maxN, match)
+		return len(ids)
+	}
 	ids := r.lookupIDs(c.ids[:0], s, c.ws)
 	c.ids = ids
 	r.matchHyp(ids, c.maxN, match)
@@ -352,36 +355,21 @@ var pySpacesASCII = func() (t []byte) {
 
 // build interns the reference's characters (ids in scratch) and counts its n-grams of
 // orders 1..maxN. It reports false when the packed path cannot take the reference.
-func (c *charRef) build(s string, maxN int, whitespace bool) bool {
+func (c *charRef) build(scratch *[]uint16, s string, maxN int, whitespace bool) bool {
 	if len(s) >= 1<<16 {
 		return false
 	}
+	if c.useBits = c.bits.build(s, whitespace); c.useBits {
+		c.chars = c.bits.chars
+		return true
+	}
 	c.resetRunes(len(s), whitespace)
-	ids, ok := c.internIDs(c.refIDs[:0], s, whitespace)
-	c.refIDs = ids
+	ids, ok := c.internIDs((*scratch)[:0], s, whitespace)
+	*scratch = ids
 	if !ok {
 		return false
 	}
-	c.chars, c.maxN, c.tables = len(ids), maxN, false
-	if len(ids) > bitMaxChars {
-		c.buildTables()
-		return true
-	}
-	if cap(c.pos) <= int(c.k) {
-		c.pos = make([][bitWords]uint64, charMaxIDs+1)
-	}
-	c.pos = c.pos[:c.k+1]
-	clear(c.pos)
-	for j, id := range ids {
-		c.pos[id][j>>6] |= 1 << (j & 63)
-	}
-	return true
-}
-
-// buildTables counts the reference's n-grams in the tables matchHyp looks up.
-func (c *charRef) buildTables() {
-	ids, maxN := c.refIDs, c.maxN
-	c.tables = true
+	c.chars = len(ids)
 	if cap(c.uni) <= int(c.k) {
 		c.uni = make([]ccount, charMaxIDs+1)
 	}
@@ -448,6 +436,7 @@ func (c *charRef) buildTables() {
 		}
 		c.grams.add(key | uint64(ids[i+5])<<(5*charBits))
 	}
+	return true
 }
 
 // build6 counts the n-grams of the positions of ids that start all six orders, for
@@ -482,10 +471,6 @@ func (c *charRef) build6(ids []uint16) int {
 // matchHyp looks up the character n-grams of a hypothesis (its ids in the reference's
 // numbering) and adds Σ_g min(hyp(g), ref(g)) per order to match[n-1].
 func (c *charRef) matchHyp(ids []uint16, maxN int, match []int64) {
-	if !c.tables {
-		c.matchBits(ids, maxN, match)
-		return
-	}
 	c.stamp++
 	if c.stamp == 0 {
 		c.resetUsed()
@@ -554,85 +539,4 @@ func (c *charRef) matchHyp(ids []uint16, maxN int, match []int64) {
 	for n := range maxN {
 		match[n] += m[n]
 	}
-}
-
-// bitWords is the words of a set of positions; bitMaxChars the longest reference and
-// hypothesis whose positions fit.
-const (
-	bitWords    = 2
-	bitMaxChars = 64 * bitWords
-)
-
-// matchBits is matchHyp for a reference and a hypothesis of at most bitMaxChars characters,
-// by bit-parallel sets of reference positions instead of hash tables: for each hypothesis
-// position i and order n, E is the set of reference positions where the hypothesis n-gram
-// ending at i also ends (the shift-and of string matching: E_n(i) = E_{n-1}(i-1)<<1 &
-// pos[hyp[i]]), and T_n the reference positions earlier hypothesis n-grams took. An
-// n-gram matches when E_n(i) has a position not in T_n, which it then takes: the matches
-// of an n-gram g are min(hyp(g), ref(g)), as the positions of different n-grams of one
-// order differ. No branch depends on the text.
-func (c *charRef) matchBits(ids []uint16, maxN int, match []int64) {
-	pos := c.pos[:c.k+1]
-	if maxN == charMaxN {
-		matchBits6(ids, pos, match)
-		return
-	}
-	var e, t [charMaxN][bitWords]uint64 // E of the previous position and T, per order
-	for _, id := range ids {
-		p := pos[id]
-		for n := maxN - 1; n > 0; n-- {
-			e[n][1] = (e[n-1][1]<<1 | e[n-1][0]>>63) & p[1]
-			e[n][0] = e[n-1][0] << 1 & p[0]
-		}
-		e[0] = p
-		for n := range maxN {
-			match[n] += take2(&t[n][0], &t[n][1], e[n][0], e[n][1])
-		}
-	}
-}
-
-// matchBits6 is matchBits for six orders, with the sets in variables.
-func matchBits6(ids []uint16, pos [][bitWords]uint64, match []int64) {
-	// eN0, eN1: E of order N at the previous position (words 0 and 1); tN0, tN1: T_N.
-	var e10, e11, e20, e21, e30, e31, e40, e41, e50, e51 uint64
-	var t10, t11, t20, t21, t30, t31, t40, t41, t50, t51, t60, t61 uint64
-	var m1, m2, m3, m4, m5, m6 int64
-	for _, id := range ids {
-		p := pos[id]
-		p0, p1 := p[0], p[1]
-		e60, e61 := e50<<1&p0, (e51<<1|e50>>63)&p1
-		e50, e51 = e40<<1&p0, (e41<<1|e40>>63)&p1
-		e40, e41 = e30<<1&p0, (e31<<1|e30>>63)&p1
-		e30, e31 = e20<<1&p0, (e21<<1|e20>>63)&p1
-		e20, e21 = e10<<1&p0, (e11<<1|e10>>63)&p1
-		e10, e11 = p0, p1
-		m1 += take2(&t10, &t11, e10, e11)
-		m2 += take2(&t20, &t21, e20, e21)
-		m3 += take2(&t30, &t31, e30, e31)
-		m4 += take2(&t40, &t41, e40, e41)
-		m5 += take2(&t50, &t51, e50, e51)
-		m6 += take2(&t60, &t61, e60, e61)
-	}
-	match[0] += m1
-	match[1] += m2
-	match[2] += m3
-	match[3] += m4
-	match[4] += m5
-	match[5] += m6
-}
-
-// take2 adds the lowest position of e (two words) that t lacks to t, and returns 1 when
-// there was one, else 0.
-func take2(t0, t1 *uint64, e0, e1 uint64) int64 {
-	a0, a1 := e0&^*t0, e1&^*t1
-	lo, hi := a0&-a0, a1&-a1
-	if lo != 0 {
-		hi = 0
-	}
-	*t0 |= lo
-	*t1 |= hi
-	if lo|hi != 0 {
-		return 1
-	}
-	return 0
 }
