@@ -2,6 +2,7 @@ package bleu
 
 import (
 	"math/bits"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/tokenize"
@@ -22,28 +23,36 @@ type charPacked struct {
 	maxN int      // the options of the tables
 	ws   bool
 	ok   bool // every reference of the last record fits packed keys
-	ids  []uint64
+	ids  []uint16
 }
 
 // charRef is the packed tables of one reference: the characters get ids 1..k (k <= 1023)
 // in order of appearance, and a character n-gram is the exact 64-bit key id1 | id2<<10 |
 // ... | id6<<50. Hypothesis characters are looked up (0 when the reference lacks them).
 type charRef struct {
-	ascii [utf8.RuneSelf]runeID
-	other []runeSlot
-	mask  uint32
-	gen   uint32
-	k     uint32
-	chars int     // the reference's characters
-	uni   []cslot // unigrams, indexed by character id
-	grams cgramTable
-	stamp uint16 // the hypothesis whose matches the slots' used counts are
+	ascii    [utf8.RuneSelf]uint16 // ids of ASCII characters: 0 absent, skipID skipped whitespace
+	asciiSet []byte                // the ASCII characters with ids, to forget them
+	other    []runeSlot
+	mask     uint32
+	gen      uint32
+	k        uint32
+	chars    int      // the reference's characters
+	uni      []ccount // unigrams, indexed by character id
+	grams    cgramTable
+	stamp    uint16 // the hypothesis whose matches the slots' used counts are
 
 	// Bigrams of a reference with at most biMaxIDs distinct characters are indexed by
-	// id1<<biBits | id2 (no hashing); bigen tells the current reference's entries.
-	bi    []cslot
-	bigen uint16
-	useBi bool
+	// id1*(k+1) + id2 (no hashing), so that they take the first (k+1)² entries;
+	// bigen tells the current reference's entries.
+	bi       []ccount
+	biStride uint64
+	bigen    uint16
+	useBi    bool
+
+	// A reference of at most bitChars characters takes the bit-parallel path instead
+	// of the ids and tables above.
+	bits    bitRef
+	useBits bool
 }
 
 // useRefs makes refs (the record's prepared references) the references of the tables,
@@ -91,7 +100,13 @@ func (c *charPacked) refChars(j int) int { return c.refs[j].chars }
 // the last useRefs to match[n-1] and returns the number of hypothesis characters.
 func (c *charPacked) match(j int, s string, match []int64) int {
 	r := &c.refs[j]
-	ids, _ := r.appendIDs(c.ids[:0], s, c.ws, false)
+	if r.useBits {
+		ids := r.bits.lookupIDs(c.ids[:0], s, c.ws)
+		c.ids = ids
+		r.bits.match(ids, c.maxN, match)
+		return len(ids)
+	}
+	ids := r.lookupIDs(c.ids[:0], s, c.ws)
 	c.ids = ids
 	r.matchHyp(ids, c.maxN, match)
 	return len(ids)
@@ -108,11 +123,16 @@ const (
 // hypothesis occurrences (used) is never raised beyond the reference count (further
 // occurrences add no match).
 type cslot struct {
-	key   uint64
+	key uint64
+	ccount
+}
+
+// ccount is the counts of one reference n-gram.
+type ccount struct {
 	own   uint16 // occurrences in the reference
 	used  uint16 // occurrences in the hypothesis, up to own
 	stamp uint16 // the hypothesis used belongs to
-	gen   uint16
+	gen   uint16 // the table's generation the entry belongs to
 }
 
 // cgramTable counts the character n-grams (orders >= 2) of one reference by packed key.
@@ -145,7 +165,7 @@ func (t *cgramTable) add(key uint64) {
 	for i := (key * 0x9E3779B97F4A7C15) >> t.shift; ; i = (i + 1) & mask {
 		s := slotAt(t.slots, i)
 		if s.gen != t.gen {
-			*s = cslot{key: key, gen: t.gen, own: 1}
+			*s = cslot{key: key, ccount: ccount{gen: t.gen, own: 1}}
 			return
 		}
 		if s.key == key {
@@ -182,17 +202,20 @@ func (c *charRef) resetUsed() {
 	c.stamp = 1
 }
 
-// take counts one hypothesis occurrence of a reference n-gram and reports whether it is a
-// match (the hypothesis count is still within the reference count).
-func (c *charRef) take(g *cslot) bool {
+// take counts one hypothesis occurrence of a reference n-gram and returns 1 when it is a
+// match (the hypothesis count is still within the reference count), else 0. Written
+// without branches: whether an n-gram comes again is data, and mispredicted.
+func (c *charRef) take(g *ccount) int64 {
+	used := g.used
 	if g.stamp != c.stamp {
-		g.stamp, g.used = c.stamp, 0
+		used = 0
 	}
-	if g.used < g.own {
-		g.used++
-		return true
+	var hit uint16
+	if used < g.own {
+		hit = 1
 	}
-	return false
+	g.used, g.stamp = used+hit, c.stamp
+	return int64(hit)
 }
 
 const (
@@ -201,18 +224,28 @@ const (
 	charMaxN   = 6
 )
 
-type runeID struct{ gen, id uint32 }
-
 type runeSlot struct {
 	r       rune
 	gen, id uint32
 }
 
+// skipID is the id of the ASCII whitespace chrF removes (it never reaches the id lists).
+const skipID = 1<<16 - 1
+
 // resetRunes starts a reference of at most n characters.
-func (c *charRef) resetRunes(n int) {
+func (c *charRef) resetRunes(n int, whitespace bool) {
+	for _, b := range c.asciiSet {
+		c.ascii[b] = 0
+	}
+	c.asciiSet = c.asciiSet[:0]
+	for _, b := range pySpacesASCII {
+		c.ascii[b] = 0
+		if !whitespace {
+			c.ascii[b] = skipID
+		}
+	}
 	c.gen++
 	if c.gen == 0 {
-		c.ascii = [utf8.RuneSelf]runeID{}
 		clear(c.other)
 		c.gen = 1
 	}
@@ -227,21 +260,9 @@ func (c *charRef) resetRunes(n int) {
 	c.k = 0
 }
 
-// runeID returns the id of r, assigning the next one when add is set (0 when absent or
-// when there are too many distinct characters).
-func (c *charRef) runeID(r rune, add bool) uint32 {
-	if r >= 0 && r < utf8.RuneSelf {
-		e := &c.ascii[r]
-		if e.gen == c.gen {
-			return e.id
-		}
-		if !add || c.k >= charMaxIDs {
-			return 0
-		}
-		c.k++
-		*e = runeID{gen: c.gen, id: c.k}
-		return c.k
-	}
+// otherID returns the id of the non-ASCII rune r, assigning the next one when add is set
+// (0 when absent or when there are too many distinct characters).
+func (c *charRef) otherID(r rune, add bool) uint16 {
 	for j := (uint32(r) * 0x9E3779B9) >> 16 & c.mask; ; j = (j + 1) & c.mask {
 		s := &c.other[j]
 		if s.gen != c.gen {
@@ -250,35 +271,35 @@ func (c *charRef) runeID(r rune, add bool) uint32 {
 			}
 			c.k++
 			*s = runeSlot{r: r, gen: c.gen, id: c.k}
-			return c.k
+			return uint16(c.k)
 		}
 		if s.r == r {
-			return s.id
+			return uint16(s.id)
 		}
 	}
 }
 
-// appendIDs appends the ids of the characters of s (without Python whitespace unless
-// whitespace), interning new ones when add is set. It reports false when the reference has
-// more distinct characters than packed keys allow.
-func (c *charRef) appendIDs(dst []uint64, s string, whitespace, add bool) ([]uint64, bool) {
+// internIDs appends the ids of the characters of s (without Python whitespace unless the
+// tables were reset for whitespace), giving new characters the next ids. It reports false
+// when s has more distinct characters than packed keys allow.
+func (c *charRef) internIDs(dst []uint16, s string, whitespace bool) ([]uint16, bool) {
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b < utf8.RuneSelf {
-			// ASCII: inline, the common case.
 			i++
-			if pySpaceASCII[b] && !whitespace {
-				continue
+			id := c.ascii[b]
+			if id == 0 {
+				if c.k >= charMaxIDs {
+					return dst, false
+				}
+				c.k++
+				id = uint16(c.k)
+				c.ascii[b] = id
+				c.asciiSet = append(c.asciiSet, b)
 			}
-			if e := &c.ascii[b]; e.gen == c.gen {
-				dst = append(dst, uint64(e.id))
-				continue
+			if id != skipID {
+				dst = append(dst, id)
 			}
-			id := c.runeID(rune(b), add)
-			if id == 0 && add {
-				return dst, false
-			}
-			dst = append(dst, uint64(id))
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
@@ -286,46 +307,81 @@ func (c *charRef) appendIDs(dst []uint64, s string, whitespace, add bool) ([]uin
 		if !whitespace && tokenize.PyIsSpace(r) {
 			continue
 		}
-		id := c.runeID(r, add)
-		if id == 0 && add {
+		id := c.otherID(r, true)
+		if id == 0 {
 			return dst, false
 		}
-		dst = append(dst, uint64(id))
+		dst = append(dst, id)
 	}
 	return dst, true
 }
 
-// pySpaceASCII marks the ASCII characters Python's str.isspace() accepts.
-var pySpaceASCII = func() (t [utf8.RuneSelf]bool) {
+// lookupIDs appends the ids of the characters of s in the reference's numbering (0 for a
+// character the reference lacks), without Python whitespace unless whitespace.
+func (c *charRef) lookupIDs(dst []uint16, s string, whitespace bool) []uint16 {
+	n := len(dst)
+	dst = slices.Grow(dst, len(s))[:n+len(s)] // a character takes at least a byte
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			// ASCII, the common case: no branch on whether it is skipped whitespace, as
+			// spaces come every few characters and a branch on them is mispredicted.
+			id := c.ascii[b]
+			dst[n] = id
+			n += int((uint32(id)+1)>>16 ^ 1)
+			i++
+			continue
+		}
+		r, sz := utf8.DecodeRuneInString(s[i:])
+		i += sz
+		if !whitespace && tokenize.PyIsSpace(r) {
+			continue
+		}
+		dst[n] = c.otherID(r, false)
+		n++
+	}
+	return dst[:n]
+}
+
+// pySpacesASCII lists the ASCII characters Python's str.isspace() accepts.
+var pySpacesASCII = func() (t []byte) {
 	for c := rune(0); c < utf8.RuneSelf; c++ {
-		t[c] = tokenize.PyIsSpace(c)
+		if tokenize.PyIsSpace(c) {
+			t = append(t, byte(c))
+		}
 	}
 	return t
 }()
 
 // build interns the reference's characters (ids in scratch) and counts its n-grams of
 // orders 1..maxN. It reports false when the packed path cannot take the reference.
-func (c *charRef) build(scratch *[]uint64, s string, maxN int, whitespace bool) bool {
+func (c *charRef) build(scratch *[]uint16, s string, maxN int, whitespace bool) bool {
 	if len(s) >= 1<<16 {
 		return false
 	}
-	c.resetRunes(len(s))
-	ids, ok := c.appendIDs((*scratch)[:0], s, whitespace, true)
+	if c.useBits = c.bits.build(s, whitespace); c.useBits {
+		c.chars = c.bits.chars
+		return true
+	}
+	c.resetRunes(len(s), whitespace)
+	ids, ok := c.internIDs((*scratch)[:0], s, whitespace)
 	*scratch = ids
 	if !ok {
 		return false
 	}
 	c.chars = len(ids)
 	if cap(c.uni) <= int(c.k) {
-		c.uni = make([]cslot, charMaxIDs+1)
+		c.uni = make([]ccount, charMaxIDs+1)
 	}
 	c.uni = c.uni[:c.k+1]
 	clear(c.uni)
 	c.useBi = c.k <= biMaxIDs && maxN >= 2
+	stride := uint64(c.k) + 1
+	c.biStride = stride
 	hashed := maxN - 1
 	if c.useBi {
 		if c.bi == nil {
-			c.bi = make([]cslot, 1<<(2*biBits))
+			c.bi = make([]ccount, 1<<(2*biBits))
 		}
 		c.bigen++
 		if c.bigen == 0 {
@@ -336,17 +392,23 @@ func (c *charRef) build(scratch *[]uint64, s string, maxN int, whitespace bool) 
 	}
 	c.grams.reset(len(ids) * hashed)
 	c.stamp = 0
-	for i, id := range ids {
+	start := 0
+	if maxN == charMaxN && c.useBi {
+		start = c.build6(ids)
+	}
+	for i := start; i < len(ids); i++ {
+		id16 := ids[i]
+		id := uint64(id16)
 		c.uni[id].own++
 		if i+1 >= len(ids) || maxN < 2 {
 			continue
 		}
-		id2 := ids[i+1]
+		id2 := uint64(ids[i+1])
 		key := id | id2<<charBits
 		if c.useBi {
-			e := &c.bi[id<<biBits|id2]
+			e := &c.bi[id*stride+id2]
 			if e.gen != c.bigen {
-				*e = cslot{gen: c.bigen}
+				*e = ccount{gen: c.bigen}
 			}
 			e.own++
 		} else {
@@ -357,99 +419,124 @@ func (c *charRef) build(scratch *[]uint64, s string, maxN int, whitespace bool) 
 		if maxN < 3 || i+2 >= len(ids) {
 			continue
 		}
-		key |= ids[i+2] << (2 * charBits)
+		key |= uint64(ids[i+2]) << (2 * charBits)
 		c.grams.add(key)
 		if maxN < 4 || i+3 >= len(ids) {
 			continue
 		}
-		key |= ids[i+3] << (3 * charBits)
+		key |= uint64(ids[i+3]) << (3 * charBits)
 		c.grams.add(key)
 		if maxN < 5 || i+4 >= len(ids) {
 			continue
 		}
-		key |= ids[i+4] << (4 * charBits)
+		key |= uint64(ids[i+4]) << (4 * charBits)
 		c.grams.add(key)
 		if maxN < 6 || i+5 >= len(ids) {
 			continue
 		}
-		c.grams.add(key | ids[i+5]<<(5*charBits))
+		c.grams.add(key | uint64(ids[i+5])<<(5*charBits))
 	}
 	return true
 }
 
+// build6 counts the n-grams of the positions of ids that start all six orders, for
+// references with indexed bigrams, and returns how many positions it took. It is the loop
+// of build without its checks of the order and the end, as chrF's default is six orders.
+func (c *charRef) build6(ids []uint16) int {
+	stride, bi, gen, uni := c.biStride, c.bi, c.bigen, c.uni
+	i := 0
+	for ; i+5 < len(ids); i++ {
+		w := ids[i : i+6 : i+6]
+		id, id2 := uint64(w[0]), uint64(w[1])
+		uni[id].own++
+		e := &bi[id*stride+id2]
+		keep := uint16(0) // 0 for a new bigram, which starts from zeroed counts
+		if e.gen == gen {
+			keep = 1<<16 - 1
+		}
+		e.own = e.own&keep + 1
+		e.stamp &= keep
+		e.gen = gen
+		key := id | id2<<charBits | uint64(w[2])<<(2*charBits)
+		c.grams.add(key)
+		key |= uint64(w[3]) << (3 * charBits)
+		c.grams.add(key)
+		key |= uint64(w[4]) << (4 * charBits)
+		c.grams.add(key)
+		c.grams.add(key | uint64(w[5])<<(5*charBits))
+	}
+	return i
+}
+
 // matchHyp looks up the character n-grams of a hypothesis (its ids in the reference's
 // numbering) and adds Σ_g min(hyp(g), ref(g)) per order to match[n-1].
-func (c *charRef) matchHyp(ids []uint64, maxN int, match []int64) {
+func (c *charRef) matchHyp(ids []uint16, maxN int, match []int64) {
 	c.stamp++
 	if c.stamp == 0 {
 		c.resetUsed()
 	}
-	match = match[:maxN]
-	for i, id := range ids {
+	var m [charMaxN]int64
+	for i, id16 := range ids {
+		id := uint64(id16)
 		if id == 0 {
 			continue
 		}
-		if c.take(&c.uni[id]) {
-			match[0]++
-		}
+		m[0] += c.take(&c.uni[id])
 		if i+1 >= len(ids) || maxN < 2 {
 			continue
 		}
-		id2 := ids[i+1]
+		id2 := uint64(ids[i+1])
 		if id2 == 0 {
 			continue
 		}
 		key := id | id2<<charBits
-		var g *cslot
 		if c.useBi {
-			if e := &c.bi[id<<biBits|id2]; e.gen == c.bigen {
-				g = e
+			e := &c.bi[id*c.biStride+id2]
+			if e.gen != c.bigen {
+				continue
 			}
+			m[1] += c.take(e)
 		} else {
-			g = c.grams.find(key)
-		}
-		if g == nil {
-			continue
-		}
-		if c.take(g) {
-			match[1]++
+			g := c.grams.find(key)
+			if g == nil {
+				continue
+			}
+			m[1] += c.take(&g.ccount)
 		}
 		// Unrolled like build. An absent character or n-gram ends the longer n-grams.
 		if maxN < 3 || i+2 >= len(ids) || ids[i+2] == 0 {
 			continue
 		}
-		key |= ids[i+2] << (2 * charBits)
-		if g = c.grams.find(key); g == nil {
+		key |= uint64(ids[i+2]) << (2 * charBits)
+		g := c.grams.find(key)
+		if g == nil {
 			continue
 		}
-		if c.take(g) {
-			match[2]++
-		}
+		m[2] += c.take(&g.ccount)
 		if maxN < 4 || i+3 >= len(ids) || ids[i+3] == 0 {
 			continue
 		}
-		key |= ids[i+3] << (3 * charBits)
+		key |= uint64(ids[i+3]) << (3 * charBits)
 		if g = c.grams.find(key); g == nil {
 			continue
 		}
-		if c.take(g) {
-			match[3]++
-		}
+		m[3] += c.take(&g.ccount)
 		if maxN < 5 || i+4 >= len(ids) || ids[i+4] == 0 {
 			continue
 		}
-		key |= ids[i+4] << (4 * charBits)
+		key |= uint64(ids[i+4]) << (4 * charBits)
 		if g = c.grams.find(key); g == nil {
 			continue
 		}
-		if c.take(g) {
-			match[4]++
-		}
+		m[4] += c.take(&g.ccount)
 		if maxN < 6 || i+5 >= len(ids) || ids[i+5] == 0 {
 			continue
 		}
-		if g = c.grams.find(key | ids[i+5]<<(5*charBits)); g != nil && c.take(g) {
-			match[5]++
+		if g = c.grams.find(key | uint64(ids[i+5])<<(5*charBits)); g != nil {
+			m[5] += c.take(&g.ccount)
 		}
+	}
+	for n := range maxN {
+		match[n] += m[n]
 	}
 }

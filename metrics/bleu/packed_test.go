@@ -131,3 +131,39 @@ func TestCharPackedFallsBack(t *testing.T) {
 	res := score(t, m, rec{b.String()[:300], []string{b.String()}})
 	require.NotNil(t, res.Value)
 }
+
+// References around the bit-parallel path's limit (bitChars characters without whitespace)
+// take one path or the other; both must give the general counter's statistics.
+func TestCharPackedAtBitLimit(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	alpha := []rune("abcä日 ")
+	var c counter
+	var cp charPacked
+	for _, n := range []int{bitChars - 1, bitChars, bitChars + 1} {
+		for _, tail := range []string{"", "   ", "\u3000 ", "x", "ü"} {
+			for _, ws := range []bool{false, true} {
+				var b strings.Builder
+				for b.Len() == 0 || len(new(CHRF).charIDs(nil, b.String())) < n {
+					b.WriteRune(alpha[r.Intn(len(alpha)-1)]) // no space: exactly n characters
+				}
+				refs := []string{b.String() + tail, " " + b.String()}
+				hyp := randChars(r, alpha, 150)
+				m := &CHRF{whitespace: ws}
+				ids := m.charIDs(nil, hyp)
+				require.True(t, cp.useRefs(refs, charMaxN, ws))
+				c.startGrams(len(ids) * charMaxN)
+				c.countHyp(ids, charMaxN)
+				for j, ref := range refs {
+					want, got := make([]int64, charMaxN), make([]int64, charMaxN)
+					c.newRef()
+					rids := m.charIDs(nil, ref)
+					c.refMatch(rids, charMaxN, want)
+					require.Equal(t, len(ids), cp.match(j, hyp, got))
+					require.Equal(t, len(rids), cp.refChars(j))
+					require.Equal(t, want, got, "n %d tail %q ws %v ref %d", n, tail, ws, j)
+					require.Equal(t, len(rids) <= bitChars, cp.refs[j].useBits, "n %d tail %q ws %v ref %d", n, tail, ws, j)
+				}
+			}
+		}
+	}
+}

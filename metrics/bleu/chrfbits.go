@@ -1,0 +1,211 @@
+package bleu
+
+import (
+	"slices"
+	"unicode/utf8"
+
+	"github.com/evalstream/evalstream/metrics/tokenize"
+)
+
+// bitRef is chrF's bit-parallel path for a reference of at most bitChars characters: per
+// character, the set of reference positions holding it, in bitWords words. Matching a
+// hypothesis costs a few word operations per character and order, with no hashing, no
+// table to build and no branch on the text (matchBits).
+//
+// Characters are numbered without interning: an ASCII character is its byte, bitAbsent
+// stands for a character the reference lacks, and the reference's other characters take
+// the ids after it.
+type bitRef struct {
+	pos    [][bitWords]uint64 // by character id, the reference positions holding it
+	other  []runeSlot         // the non-ASCII characters' ids, of generation gen
+	gen    uint32
+	nOther uint32
+	chars  int // the reference's characters
+}
+
+const (
+	bitWords  = 2
+	bitChars  = 64 * bitWords
+	bitAbsent = utf8.RuneSelf
+)
+
+// keepAll and keepNoSpace give 1 for an ASCII character chrF keeps and 0 for one it drops
+// (Python whitespace, unless whitespace is kept).
+var keepAll, keepNoSpace = func() (all, noSpace [utf8.RuneSelf]uint8) {
+	for c := range utf8.RuneSelf {
+		all[c] = 1
+		if !tokenize.PyIsSpace(rune(c)) {
+			noSpace[c] = 1
+		}
+	}
+	return all, noSpace
+}()
+
+// build makes s the reference, or reports false when it has more than bitChars characters
+// (without Python whitespace unless whitespace).
+func (b *bitRef) build(s string, whitespace bool) bool {
+	if b.pos == nil {
+		b.pos = make([][bitWords]uint64, bitAbsent+1+bitChars)
+		b.other = make([]runeSlot, 2*bitChars)
+	}
+	clear(b.pos[:bitAbsent+1+b.nOther])
+	b.nOther = 0
+	if b.gen++; b.gen == 0 {
+		clear(b.other)
+		b.gen = 1
+	}
+	keep := &keepNoSpace
+	if whitespace {
+		keep = &keepAll
+	}
+	j := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		i++
+		if c < utf8.RuneSelf {
+			if j == bitChars {
+				if keep[c] == 1 {
+					return false
+				}
+				continue
+			}
+			// A dropped space sets a bit too, in a set no hypothesis looks up; not
+			// branching on it is faster, as spaces come every few characters.
+			b.pos[c][j>>6] |= 1 << (j & 63)
+			j += int(keep[c])
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i-1:])
+		i += n - 1
+		if !whitespace && tokenize.PyIsSpace(r) {
+			continue
+		}
+		if j == bitChars {
+			return false
+		}
+		b.pos[b.otherID(r, true)][j>>6] |= 1 << (j & 63)
+		j++
+	}
+	b.chars = j
+	return true
+}
+
+// otherID returns the id of the non-ASCII character r, assigning the next one when add is
+// set (bitAbsent when r is not in the reference).
+func (b *bitRef) otherID(r rune, add bool) uint16 {
+	mask := uint32(len(b.other) - 1)
+	for j := (uint32(r) * 0x9E3779B9) >> 16 & mask; ; j = (j + 1) & mask {
+		s := &b.other[j]
+		if s.gen != b.gen {
+			if !add {
+				return bitAbsent
+			}
+			b.nOther++
+			*s = runeSlot{r: r, gen: b.gen, id: bitAbsent + b.nOther}
+			return uint16(s.id)
+		}
+		if s.r == r {
+			return uint16(s.id)
+		}
+	}
+}
+
+// lookupIDs appends the ids of the characters of the hypothesis s (without Python
+// whitespace unless whitespace).
+func (b *bitRef) lookupIDs(dst []uint16, s string, whitespace bool) []uint16 {
+	keep := &keepNoSpace
+	if whitespace {
+		keep = &keepAll
+	}
+	n := len(dst)
+	dst = slices.Grow(dst, len(s))[:n+len(s)] // a character takes at least a byte
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			dst[n] = uint16(c)
+			n += int(keep[c])
+			i++
+			continue
+		}
+		r, sz := utf8.DecodeRuneInString(s[i:])
+		i += sz
+		if !whitespace && tokenize.PyIsSpace(r) {
+			continue
+		}
+		dst[n] = b.otherID(r, false)
+		n++
+	}
+	return dst[:n]
+}
+
+// match adds Σ_g min(hyp(g), ref(g)) per order n <= maxN of the hypothesis (its ids) to
+// match[n-1]. For each hypothesis position i and order n, E_n(i) is the set of reference
+// positions where the hypothesis n-gram ending at i also ends (the shift-and of string
+// matching: E_n(i) = E_{n-1}(i-1)<<1 & pos[hyp[i]]), and T_n the reference positions
+// earlier hypothesis n-grams took. An n-gram matches when E_n(i) has a position not in
+// T_n, which it then takes: the matches of an n-gram g come to min(hyp(g), ref(g)), as
+// different n-grams of one order end at different reference positions.
+func (b *bitRef) match(ids []uint16, maxN int, match []int64) {
+	if maxN == charMaxN {
+		matchBits6(ids, b.pos, match)
+		return
+	}
+	var e, t [charMaxN][bitWords]uint64 // E at the previous position and T, per order
+	for _, id := range ids {
+		p := b.pos[id]
+		for n := maxN - 1; n > 0; n-- {
+			e[n][1] = (e[n-1][1]<<1 | e[n-1][0]>>63) & p[1]
+			e[n][0] = e[n-1][0] << 1 & p[0]
+		}
+		e[0] = p
+		for n := range maxN {
+			match[n] += take2(&t[n][0], &t[n][1], e[n][0], e[n][1])
+		}
+	}
+}
+
+// matchBits6 is bitRef.match for six orders, with the sets in variables.
+func matchBits6(ids []uint16, pos [][bitWords]uint64, match []int64) {
+	// eN0, eN1: E of order N at the previous position (words 0 and 1); tN0, tN1: T_N.
+	var e10, e11, e20, e21, e30, e31, e40, e41, e50, e51 uint64
+	var t10, t11, t20, t21, t30, t31, t40, t41, t50, t51, t60, t61 uint64
+	var m1, m2, m3, m4, m5, m6 int64
+	for _, id := range ids {
+		p := pos[id]
+		p0, p1 := p[0], p[1]
+		e60, e61 := e50<<1&p0, (e51<<1|e50>>63)&p1
+		e50, e51 = e40<<1&p0, (e41<<1|e40>>63)&p1
+		e40, e41 = e30<<1&p0, (e31<<1|e30>>63)&p1
+		e30, e31 = e20<<1&p0, (e21<<1|e20>>63)&p1
+		e20, e21 = e10<<1&p0, (e11<<1|e10>>63)&p1
+		e10, e11 = p0, p1
+		m1 += take2(&t10, &t11, e10, e11)
+		m2 += take2(&t20, &t21, e20, e21)
+		m3 += take2(&t30, &t31, e30, e31)
+		m4 += take2(&t40, &t41, e40, e41)
+		m5 += take2(&t50, &t51, e50, e51)
+		m6 += take2(&t60, &t61, e60, e61)
+	}
+	match[0] += m1
+	match[1] += m2
+	match[2] += m3
+	match[3] += m4
+	match[4] += m5
+	match[5] += m6
+}
+
+// take2 adds the lowest position of e (two words) that t lacks to t, and returns 1 when
+// there was one, else 0.
+func take2(t0, t1 *uint64, e0, e1 uint64) int64 {
+	a0, a1 := e0&^*t0, e1&^*t1
+	lo, hi := a0&-a0, a1&-a1
+	if lo != 0 {
+		hi = 0
+	}
+	*t0 |= lo
+	*t1 |= hi
+	if lo|hi != 0 {
+		return 1
+	}
+	return 0
+}
