@@ -8,10 +8,11 @@ import (
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
-// charPacked is the fast path of chrF's character n-grams (orders <= 6). It counts the
-// n-grams of each reference in tables (charRef) and then looks up the hypothesis in them:
-// the matches of a reference are Σ_g min(hyp(g), ref(g)) per order, as counter.refMatch
-// computes them, whichever side is counted first. Counting the references first lets
+// charPacked is the fast path of chrF's character n-grams (orders <= 6). It prepares each
+// reference (charRef: sets of positions per character for a reference of at most bitChars
+// characters, see bitRef; else tables of its n-grams) and then matches the hypothesis
+// against it: the matches of a reference are Σ_g min(hyp(g), ref(g)) per order, as
+// counter.refMatch computes them. Preparing the references first lets
 // consecutive records with the same references (one segment's systems, as `compare` feeds
 // them) reuse the tables: they are kept for the last record's references and rebuilt only
 // when those differ. The tables depend on nothing but the reference, maxN and whitespace,
