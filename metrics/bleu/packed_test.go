@@ -167,3 +167,33 @@ func TestCharPackedAtBitLimit(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCharPacked checks chrF's packed paths (bit-parallel and tables) against the general
+// counter on arbitrary bytes, invalid UTF-8 included.
+func FuzzCharPacked(f *testing.F) {
+	f.Add("der Hund bellt", "Der  Hund bellte.", "ein Hund", uint8(6), false)
+	f.Add("\xff\xfe a\x00b", "a\x00b \xff", "", uint8(3), true)
+	f.Add(strings.Repeat("abc ", 40), strings.Repeat("ab c", 50), strings.Repeat("日本 ", 70), uint8(6), false)
+	f.Fuzz(func(t *testing.T, hyp, ref1, ref2 string, n uint8, ws bool) {
+		maxN := 1 + int(n)%charMaxN
+		refs := []string{ref1, ref2}
+		var cp charPacked
+		if !cp.useRefs(refs, maxN, ws) {
+			return // the general path's own tests cover such references
+		}
+		m := &CHRF{whitespace: ws}
+		ids := m.charIDs(nil, hyp)
+		var c counter
+		c.startGrams(len(ids) * maxN)
+		c.countHyp(ids, maxN)
+		for j, ref := range refs {
+			want, got := make([]int64, maxN), make([]int64, maxN)
+			c.newRef()
+			rids := m.charIDs(nil, ref)
+			c.refMatch(rids, maxN, want)
+			require.Equal(t, len(ids), cp.match(j, hyp, got))
+			require.Equal(t, len(rids), cp.refChars(j))
+			require.Equal(t, want, got, "ref %d", j)
+		}
+	})
+}
