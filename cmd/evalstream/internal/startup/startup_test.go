@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 )
 
 func gcPercent() int {
@@ -41,4 +43,19 @@ func TestFirstCollectionRestoresDefaults(t *testing.T) {
 		runtime.GC()
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// The process starts on one CPU; AllCPUs gives it back every CPU it started with.
+func TestOneCPUUntilAllCPUs(t *testing.T) {
+	if os.Getenv("GOMAXPROCS") != "" {
+		t.Skip("GOMAXPROCS is set: startup leaves the number of CPUs alone")
+	}
+	if Procs() < 2 {
+		t.Skip("the process may use one CPU only")
+	}
+	require.Equal(t, 1, runtime.GOMAXPROCS(0), "GOMAXPROCS before AllCPUs")
+	AllCPUs()
+	require.Equal(t, Procs(), runtime.GOMAXPROCS(0), "GOMAXPROCS after AllCPUs")
+	AllCPUs()
+	require.Equal(t, Procs(), runtime.GOMAXPROCS(0), "GOMAXPROCS after a second AllCPUs")
 }
