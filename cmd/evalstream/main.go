@@ -10,7 +10,8 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/evalstream/evalstream/cmd/evalstream/internal/startup" // initializes before the other packages
+	"github.com/evalstream/evalstream/cmd/evalstream/internal/startup"           // initializes before the other packages
+	_ "github.com/evalstream/evalstream/cmd/evalstream/internal/startup/firstgc" // defers the first collection
 	"github.com/evalstream/evalstream/internal/buildinfo"
 )
 
