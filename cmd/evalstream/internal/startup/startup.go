@@ -1,17 +1,18 @@
 // Package startup makes the start of the process cheap, and safe to interrupt. Go
 // initializes packages in the order of their import paths wherever dependencies allow; this
-// one imports only os, os/signal, runtime and syscall, which are among the first to
+// one imports only os, os/signal, runtime, syscall and onecpu, which are among the first to
 // initialize, so its init runs before those of the heavy packages (Arrow, the compression
 // codecs, YAML, the metrics' tables). It must not import runtime/debug or fmt: runtime/debug
 // sorts late and would hold it back behind most of them (the first collection is deferred by
 // package firstgc for that reason).
 //
-// It puts the process on one CPU (GOMAXPROCS 1, unless GOMAXPROCS is set in the
-// environment): a scoring run folds its first 30 ms on one CPU anyway (cmd/evalstream's
-// oneCPUStart), and dropping to one CPU later, when the runtime's second P has cached spans
-// of many size classes, costs a stop-the-world and page faults to hand those spans back to
-// the heap (about 0.35 ms of CPU of a 15 ms ROUGE run). main gives every other command all
-// CPUs at once (AllCPUs); a run's fold gives them back when it ramps up.
+// The process runs on one CPU from the start (GOMAXPROCS 1, set by package onecpu, which
+// imports only runtime and so initializes right after it): a scoring run folds its first
+// 30 ms on one CPU anyway (cmd/evalstream's oneCPUStart), and dropping to one CPU later, when
+// the runtime's second P has cached spans of many size classes, costs a stop-the-world and
+// page faults to hand those spans back to the heap (set in the fold: 0.35 ms of CPU of a
+// 15 ms ROUGE run; here: a tenth of that). main gives every other command all CPUs at once
+// (AllCPUs); a run's fold gives them back when it ramps up.
 //
 // It turns off the sampling of heap allocations (runtime.MemProfileRate; `evalstream bench
 // --memprofile` sets its own rate), whose stack tables cost page faults.
@@ -26,27 +27,23 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+
+	"github.com/evalstream/evalstream/cmd/evalstream/internal/startup/onecpu"
 )
 
 // Signals receives SIGINT and SIGTERM from the start of the process; main reads it. It is
 // buffered for one signal: later ones are dropped while one waits.
 var Signals = make(chan os.Signal, 1)
 
-// procs is GOMAXPROCS as the runtime set it at start: the CPUs the process may use.
-var procs = runtime.GOMAXPROCS(0)
-
 func init() {
-	if procs > 1 && os.Getenv("GOMAXPROCS") == "" {
-		runtime.GOMAXPROCS(1)
-	}
 	runtime.MemProfileRate = 0
 	signal.Notify(Signals, os.Interrupt, syscall.SIGTERM)
 }
 
 // Procs returns the number of CPUs the process may use: GOMAXPROCS as the runtime set it at
 // start, from the CPUs available or the GOMAXPROCS environment variable.
-func Procs() int { return procs }
+func Procs() int { return onecpu.Procs }
 
 // AllCPUs sets GOMAXPROCS back to Procs. Safe for concurrent use; it costs nothing when the
 // process already runs on every CPU.
-func AllCPUs() { runtime.GOMAXPROCS(procs) }
+func AllCPUs() { runtime.GOMAXPROCS(onecpu.Procs) }
