@@ -10,9 +10,9 @@
 // imports only runtime and so initializes right after it): a scoring run folds its first
 // 30 ms on one CPU anyway (cmd/evalstream's oneCPUStart), and dropping to one CPU later, when
 // the runtime's second P has cached spans of many size classes, costs a stop-the-world and
-// page faults to hand those spans back to the heap (set in the fold: 0.35 ms of CPU of a
-// 15 ms ROUGE run; here: a tenth of that). main gives every other command all CPUs at once
-// (AllCPUs); a run's fold gives them back when it ramps up.
+// page faults to hand those spans back to the heap (set in the fold: 1.6% of the CPU of a
+// 15 ms ROUGE run; set here, by the 7th init: 0.4%). main gives every other command all CPUs
+// at once (AllCPUs); a run's fold gives them back when it ramps up.
 //
 // It turns off the sampling of heap allocations (runtime.MemProfileRate; `evalstream bench
 // --memprofile` sets its own rate), whose stack tables cost page faults.

@@ -19,7 +19,7 @@ func gcPercent() int {
 // restores the defaults.
 func TestFirstCollectionRestoresDefaults(t *testing.T) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
-		t.Skip("GOGC or GOMEMLIMIT is set: startup leaves the collector alone")
+		t.Skip("GOGC or GOMEMLIMIT is set: firstgc leaves the collector alone")
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
