@@ -7,15 +7,13 @@
 // package firstgc for that reason).
 //
 // The process runs on one CPU from the start (GOMAXPROCS 1, set by package onecpu, which
-// imports only runtime and so initializes right after it): a scoring run folds its first
-// 30 ms on one CPU anyway (cmd/evalstream's oneCPUStart), and dropping to one CPU later, when
-// the runtime's second P has cached spans of many size classes, costs a stop-the-world and
-// page faults to hand those spans back to the heap (set in the fold: 1.6% of the CPU of a
-// 15 ms ROUGE run; set here, by the 7th init: 0.4%). main gives every other command all CPUs
-// at once (AllCPUs); a run's fold gives them back when it ramps up.
-//
-// It turns off the sampling of heap allocations (runtime.MemProfileRate; `evalstream bench
-// --memprofile` sets its own rate), whose stack tables cost page faults.
+// imports only runtime and so initializes right after it; it also turns off the sampling of
+// heap allocations there): a scoring run folds its first 30 ms on one CPU anyway
+// (cmd/evalstream's oneCPUStart), and dropping to one CPU later, when the runtime's second P
+// has cached spans of many size classes, costs a stop-the-world and page faults to hand those
+// spans back to the heap (set in the fold: 1.6% of the CPU of a 15 ms ROUGE run; set by the
+// 7th init: 0.4%). main gives every other command all CPUs at once (AllCPUs); a run's fold
+// gives them back when it ramps up.
 //
 // It starts catching SIGINT and SIGTERM (Signals): a signal sent while the binary starts then
 // stops it the way main stops a run (a message, exit 1), rather than killing it without a
@@ -36,7 +34,6 @@ import (
 var Signals = make(chan os.Signal, 1)
 
 func init() {
-	runtime.MemProfileRate = 0
 	signal.Notify(Signals, os.Interrupt, syscall.SIGTERM)
 }
 

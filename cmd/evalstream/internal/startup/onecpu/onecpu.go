@@ -2,6 +2,11 @@
 // imports nothing but runtime, so its init runs right after the runtime's, before the init
 // functions of nearly every other package. Package startup explains why and gives the CPUs
 // back (AllCPUs).
+//
+// It also turns off the sampling of heap allocations (runtime.MemProfileRate; `evalstream
+// bench --memprofile` sets its own rate): a sample unwinds the stack and fills the profile's
+// bucket table, fresh memory that costs page faults, and the init functions that follow
+// would take a few.
 package onecpu
 
 import "runtime"
@@ -11,5 +16,6 @@ import "runtime"
 var Procs int
 
 func init() {
+	runtime.MemProfileRate = 0
 	Procs = runtime.GOMAXPROCS(1)
 }
