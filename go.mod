@@ -47,6 +47,4 @@ require (
 
 replace github.com/segmentio/kafka-go => ./third_party/kafka-go
 
-replace github.com/goccy/go-json => ./third_party/go-json
-
 replace github.com/zeebo/xxh3 => ./third_party/xxh3
