@@ -46,3 +46,5 @@ require (
 )
 
 replace github.com/segmentio/kafka-go => ./third_party/kafka-go
+
+replace github.com/zeebo/xxh3 => ./third_party/xxh3

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
@@ -177,12 +178,12 @@ func joinPath(path, key string) string {
 	return path + "." + key
 }
 
-var pathPart = regexp.MustCompile(`^([^\[\]]*)((?:\[\d+\])*)$`)
+var pathPart = lazyRegexp(`^([^\[\]]*)((?:\[\d+\])*)$`)
 
 func splitPath(k string) []string {
 	var out []string
 	for _, seg := range strings.Split(k, ".") {
-		m := pathPart.FindStringSubmatch(seg)
+		m := pathPart().FindStringSubmatch(seg)
 		if m == nil {
 			out = append(out, seg)
 			continue
@@ -239,7 +240,7 @@ func setPath(node any, path []string, val any) (any, error) {
 	return m, nil
 }
 
-var unknownField = regexp.MustCompile(`line \d+: field (\S+) not found in type config\.(\w+)`)
+var unknownField = lazyRegexp(`line \d+: field (\S+) not found in type config\.(\w+)`)
 
 // explainUnknown turns yaml.v3's "field x not found in type config.T" into a message listing
 // the valid keys of T.
@@ -250,7 +251,7 @@ func explainUnknown(err error) error {
 	}
 	var msgs []string
 	for _, e := range te.Errors {
-		m := unknownField.FindStringSubmatch(e)
+		m := unknownField().FindStringSubmatch(e)
 		if m == nil {
 			// A scalar where the sasl or tls section belongs may be the password or key
 			// itself: the decoder quotes its first bytes, which must not be printed.
@@ -300,4 +301,12 @@ func validKeys(t string) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// lazyRegexp returns a function that compiles expr on its first call and returns the same
+// *regexp.Regexp on every call: the package's expressions serve only --set paths and error
+// messages, and compiling them at init would cost every evalstream process. Safe for
+// concurrent use.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -434,7 +433,7 @@ func yamlError(err error) error {
 	if errors.As(err, &te) {
 		msgs := make([]string, len(te.Errors))
 		for i, m := range te.Errors {
-			msgs[i] = goTypeName.ReplaceAllString(RedactQuoted(m), "")
+			msgs[i] = goTypeName().ReplaceAllString(RedactQuoted(m), "")
 		}
 		return errors.New(strings.Join(msgs, "; "))
 	}
@@ -442,15 +441,15 @@ func yamlError(err error) error {
 }
 
 // goTypeName matches the " in type config.webFileTLS" of yaml's unknown-field errors.
-var goTypeName = regexp.MustCompile(` in type config\.\w+`)
+var goTypeName = lazyRegexp(` in type config\.\w+`)
 
 // quoted matches the excerpts that YAML decoders put between backquotes in type errors
 // ("cannot unmarshal !!str `hunter2` into ..."), from the first backquote to the last: a
 // value may hold backquotes itself, and no other part of such a message has any.
-var quoted = regexp.MustCompile("(?s)`.*`")
+var quoted = lazyRegexp("(?s)`.*`")
 
 // RedactQuoted replaces every backquoted excerpt in a message from a YAML decoder by
 // "(value hidden)", so that a secret given in the wrong place is not printed back.
 func RedactQuoted(msg string) string {
-	return quoted.ReplaceAllLiteralString(msg, "(value hidden)")
+	return quoted().ReplaceAllLiteralString(msg, "(value hidden)")
 }

@@ -10,7 +10,8 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/evalstream/evalstream/cmd/evalstream/internal/startup" // initializes before the other packages
+	"github.com/evalstream/evalstream/cmd/evalstream/internal/startup"           // initializes before the other packages
+	_ "github.com/evalstream/evalstream/cmd/evalstream/internal/startup/firstgc" // defers the first collection
 	"github.com/evalstream/evalstream/internal/buildinfo"
 )
 
@@ -122,6 +123,11 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return &exitError{2, errHelp}
 	}
 	cmd, rest := args[0], args[1:]
+	if cmd != "score" && cmd != "run" {
+		// score and run stay on the one CPU the process starts on until their fold ramps up
+		// (startup, oneCPUStart); every other command gets every CPU now.
+		startup.AllCPUs()
+	}
 	switch cmd {
 	case "run":
 		return cmdRun(ctx, rest, stdout, stderr)

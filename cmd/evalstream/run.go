@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/evalstream/evalstream/cmd/evalstream/internal/startup"
 	"github.com/evalstream/evalstream/config"
 	"github.com/evalstream/evalstream/metrics"
 	"github.com/evalstream/evalstream/metrics/core"
@@ -283,6 +284,7 @@ func (j *job) execute(ctx context.Context, stdout, stderr io.Writer, savePath st
 		return err
 	}
 	if j.cfg.Source.Type == "kafka" {
+		startup.AllCPUs() // a Kafka run has no one-CPU start (no fold)
 		return j.executeKafka(ctx, stdout, stderr, savePath)
 	}
 	src, err := j.openSource(ctx)
@@ -348,7 +350,8 @@ func (j *job) checkOutputs(savePath string) error {
 // time (on 1,500 summaries, 1.1 MB, with four ROUGE metrics: 12% more CPU for 3 ms less wall
 // time; the workers share a cold vocabulary, each faults in its own scratch, and the runtime
 // spins and shoots down TLBs between the threads). A longer run loses at most this much of
-// its parallel time.
+// its parallel time. score and run of a file are on one CPU from the start of the process
+// (package startup) until their fold ramps up or, with a fixed number of workers, starts.
 const oneCPUStart = 30 * time.Millisecond
 
 // fold runs the worker pool over src, with dead letters, per-record scores and progress.
@@ -374,8 +377,9 @@ func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (
 	progress := &pipeline.Progress{}
 	stopProgress := startProgress(stderr, j.noProgress, progress, src)
 	rc := pipeline.Config{Plan: j.plan, Workers: j.cfg.Pipeline.Workers, Policy: j.policy(), Progress: progress, WantExamples: exPath != "", ExampleID: "id"}
-	if procs := runtime.GOMAXPROCS(0); rc.Workers == 0 && procs > 1 && os.Getenv("GOMAXPROCS") == "" {
+	if procs := startup.Procs(); rc.Workers == 0 && procs > 1 && os.Getenv("GOMAXPROCS") == "" {
 		// One worker per CPU, but one worker on one CPU for the first oneCPUStart (see there).
+		// score and run come here on one CPU already (startup); compare has run on all.
 		rc.Workers = procs
 		runtime.GOMAXPROCS(1)
 		ramp := make(chan struct{})
@@ -388,6 +392,8 @@ func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (
 			t.Stop()
 			runtime.GOMAXPROCS(procs)
 		}()
+	} else {
+		startup.AllCPUs()
 	}
 	if out != nil {
 		rc.Output = out

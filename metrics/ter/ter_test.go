@@ -93,7 +93,7 @@ func TestCheck(t *testing.T) {
 func TestPunctClass(t *testing.T) {
 	var got []byte
 	for c := byte(0); c < 0x80; c++ {
-		if rePunct.MatchString(string(rune(c))) {
+		if rePunct().MatchString(string(rune(c))) {
 			got = append(got, c)
 		}
 	}

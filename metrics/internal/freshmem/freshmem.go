@@ -2,7 +2,7 @@
 // probe a slot before writing it.
 //
 // A large allocation is fresh memory from the operating system until the garbage collector
-// recycles it (and a short run may never collect: see cmd/evalstream/internal/startup). Linux
+// recycles it (a short run may never collect: cmd/evalstream/internal/startup/firstgc). Linux
 // maps a fresh page on its first read to the shared zero page; the first write then copies it
 // and must flush the page from the TLB of every CPU running the process, an inter-processor
 // interrupt that costs several times the fault itself (most under a hypervisor). A page
