@@ -284,6 +284,8 @@ func (c *charRef) otherID(r rune, add bool) uint16 {
 // tables were reset for whitespace), giving new characters the next ids. It reports false
 // when s has more distinct characters than packed keys allow.
 func (c *charRef) internIDs(dst []uint16, s string, whitespace bool) ([]uint16, bool) {
+	n := len(dst)
+	dst = slices.Grow(dst, len(s))[:n+len(s)] // a character takes at least a byte
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b < utf8.RuneSelf {
@@ -291,30 +293,31 @@ func (c *charRef) internIDs(dst []uint16, s string, whitespace bool) ([]uint16, 
 			id := c.ascii[b]
 			if id == 0 {
 				if c.k >= charMaxIDs {
-					return dst, false
+					return dst[:n], false
 				}
 				c.k++
 				id = uint16(c.k)
 				c.ascii[b] = id
 				c.asciiSet = append(c.asciiSet, b)
 			}
-			if id != skipID {
-				dst = append(dst, id)
-			}
+			// No branch on skipped whitespace, as in lookupIDs.
+			dst[n] = id
+			n += int((uint32(id)+1)>>16 ^ 1)
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
+		r, sz := utf8.DecodeRuneInString(s[i:])
+		i += sz
 		if !whitespace && tokenize.PyIsSpace(r) {
 			continue
 		}
 		id := c.otherID(r, true)
 		if id == 0 {
-			return dst, false
+			return dst[:n], false
 		}
-		dst = append(dst, id)
+		dst[n] = id
+		n++
 	}
-	return dst, true
+	return dst[:n], true
 }
 
 // lookupIDs appends the ids of the characters of s in the reference's numbering (0 for a
