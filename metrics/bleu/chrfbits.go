@@ -1,7 +1,6 @@
 package bleu
 
 import (
-	"slices"
 	"unicode/utf8"
 
 	"github.com/evalstream/evalstream/metrics/tokenize"
@@ -29,17 +28,25 @@ const (
 	bitAbsent = utf8.RuneSelf
 )
 
-// keepAll and keepNoSpace give 1 for an ASCII character chrF keeps and 0 for one it drops
-// (Python whitespace, unless whitespace is kept).
-var keepAll, keepNoSpace = func() (all, noSpace [utf8.RuneSelf]uint8) {
+// bitASCII and bitASCIINoSpace number the ASCII characters for bitRef: each its byte, or
+// skipID for Python whitespace chrF drops (in bitASCIINoSpace).
+var bitASCII, bitASCIINoSpace = func() (all, noSpace [utf8.RuneSelf]uint16) {
 	for c := range utf8.RuneSelf {
-		all[c] = 1
-		if !tokenize.PyIsSpace(rune(c)) {
-			noSpace[c] = 1
+		all[c], noSpace[c] = uint16(c), uint16(c)
+		if tokenize.PyIsSpace(rune(c)) {
+			noSpace[c] = skipID
 		}
 	}
 	return all, noSpace
 }()
+
+// bitASCIIFor returns the numbering of the ASCII characters with or without whitespace.
+func bitASCIIFor(whitespace bool) *[utf8.RuneSelf]uint16 {
+	if whitespace {
+		return &bitASCII
+	}
+	return &bitASCIINoSpace
+}
 
 // build makes s the reference, or reports false when it has more than bitChars characters
 // (without Python whitespace unless whitespace).
@@ -54,17 +61,15 @@ func (b *bitRef) build(s string, whitespace bool) bool {
 		clear(b.other)
 		b.gen = 1
 	}
-	keep := &keepNoSpace
-	if whitespace {
-		keep = &keepAll
-	}
+	ascii := bitASCIIFor(whitespace)
 	j := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		i++
 		if c < utf8.RuneSelf {
+			kept := keptID(ascii[c])
 			if j == bitChars {
-				if keep[c] == 1 {
+				if kept == 1 {
 					return false
 				}
 				continue
@@ -72,7 +77,7 @@ func (b *bitRef) build(s string, whitespace bool) bool {
 			// A dropped space sets a bit too, in a set no hypothesis looks up; not
 			// branching on it is faster, as spaces come every few characters.
 			b.pos[c][j>>6] |= 1 << (j & 63)
-			j += int(keep[c])
+			j += kept
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i-1:])
@@ -90,8 +95,7 @@ func (b *bitRef) build(s string, whitespace bool) bool {
 	return true
 }
 
-// otherID returns the id of the non-ASCII character r, assigning the next one when add is
-// set (bitAbsent when r is not in the reference).
+// otherID implements charNumbering (bitAbsent for an absent character).
 func (b *bitRef) otherID(r rune, add bool) uint16 {
 	mask := uint32(len(b.other) - 1)
 	for j := (uint32(r) * 0x9E3779B9) >> 16 & mask; ; j = (j + 1) & mask {
@@ -113,29 +117,7 @@ func (b *bitRef) otherID(r rune, add bool) uint16 {
 // lookupIDs appends the ids of the characters of the hypothesis s (without Python
 // whitespace unless whitespace).
 func (b *bitRef) lookupIDs(dst []uint16, s string, whitespace bool) []uint16 {
-	keep := &keepNoSpace
-	if whitespace {
-		keep = &keepAll
-	}
-	n := len(dst)
-	dst = slices.Grow(dst, len(s))[:n+len(s)] // a character takes at least a byte
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			dst[n] = uint16(c)
-			n += int(keep[c])
-			i++
-			continue
-		}
-		r, sz := utf8.DecodeRuneInString(s[i:])
-		i += sz
-		if !whitespace && tokenize.PyIsSpace(r) {
-			continue
-		}
-		dst[n] = b.otherID(r, false)
-		n++
-	}
-	return dst[:n]
+	return appendCharIDs(dst, s, whitespace, bitASCIIFor(whitespace), b)
 }
 
 // match adds Σ_g min(hyp(g), ref(g)) per order n <= maxN of the hypothesis (its ids) to

@@ -300,9 +300,9 @@ func (c *charRef) internIDs(dst []uint16, s string, whitespace bool) ([]uint16, 
 				c.ascii[b] = id
 				c.asciiSet = append(c.asciiSet, b)
 			}
-			// No branch on skipped whitespace, as in lookupIDs.
+			// No branch on skipped whitespace, as in appendCharIDs.
 			dst[n] = id
-			n += int((uint32(id)+1)>>16 ^ 1)
+			n += keptID(id)
 			continue
 		}
 		r, sz := utf8.DecodeRuneInString(s[i:])
@@ -323,6 +323,20 @@ func (c *charRef) internIDs(dst []uint16, s string, whitespace bool) ([]uint16, 
 // lookupIDs appends the ids of the characters of s in the reference's numbering (0 for a
 // character the reference lacks), without Python whitespace unless whitespace.
 func (c *charRef) lookupIDs(dst []uint16, s string, whitespace bool) []uint16 {
+	return appendCharIDs(dst, s, whitespace, &c.ascii, c)
+}
+
+// charNumbering is a reference's numbering of its characters beyond ASCII.
+type charNumbering interface {
+	// otherID returns the id of the non-ASCII character r, assigning the next one when add
+	// is set (the id of an absent character when r is not in the reference).
+	otherID(r rune, add bool) uint16
+}
+
+// appendCharIDs appends the ids of the characters of a hypothesis s: an ASCII character's
+// from ascii (skipID drops it), another's from other (without Python whitespace unless
+// whitespace).
+func appendCharIDs(dst []uint16, s string, whitespace bool, ascii *[utf8.RuneSelf]uint16, other charNumbering) []uint16 {
 	n := len(dst)
 	dst = slices.Grow(dst, len(s))[:n+len(s)] // a character takes at least a byte
 	for i := 0; i < len(s); {
@@ -330,9 +344,9 @@ func (c *charRef) lookupIDs(dst []uint16, s string, whitespace bool) []uint16 {
 		if b < utf8.RuneSelf {
 			// ASCII, the common case: no branch on whether it is skipped whitespace, as
 			// spaces come every few characters and a branch on them is mispredicted.
-			id := c.ascii[b]
+			id := ascii[b]
 			dst[n] = id
-			n += int((uint32(id)+1)>>16 ^ 1)
+			n += keptID(id)
 			i++
 			continue
 		}
@@ -341,11 +355,14 @@ func (c *charRef) lookupIDs(dst []uint16, s string, whitespace bool) []uint16 {
 		if !whitespace && tokenize.PyIsSpace(r) {
 			continue
 		}
-		dst[n] = c.otherID(r, false)
+		dst[n] = other.otherID(r, false)
 		n++
 	}
 	return dst[:n]
 }
+
+// keptID is 0 for skipID, else 1.
+func keptID(id uint16) int { return int((uint32(id)+1)>>16 ^ 1) }
 
 // pySpacesASCII lists the ASCII characters Python's str.isspace() accepts.
 var pySpacesASCII = func() (t []byte) {

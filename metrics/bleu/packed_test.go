@@ -79,7 +79,6 @@ func TestCharPackedMatchesCounter(t *testing.T) {
 		many = append(many, r)
 	}
 	alphabets := [][]rune{[]rune("ab "), []rune("abcdefgh ,.\t"), []rune("aäöüß \u3000\u00a0xyz日本語"), []rune("abcdefghijklmnopqrstuvwxyz "), many}
-	var c counter
 	var cp charPacked
 	var refs []string
 	for trial := 0; trial < 3000; trial++ {
@@ -93,23 +92,31 @@ func TestCharPackedMatchesCounter(t *testing.T) {
 			}
 		}
 		hyp := randChars(r, alpha, r.Intn(200))
-		m := &CHRF{whitespace: ws}
-		ids := m.charIDs(nil, hyp)
-		require.True(t, cp.useRefs(refs, maxN, ws))
-		c.startGrams(len(ids) * maxN)
-		c.countHyp(ids, maxN)
-		for j, ref := range refs {
-			want, got := make([]int64, maxN), make([]int64, maxN)
-			c.newRef()
-			rids := m.charIDs(nil, ref)
-			c.refMatch(rids, maxN, want)
-			if trial%11 == 0 {
-				cp.refs[j].stamp = 1<<16 - 1 // this hypothesis wraps the 16-bit stamp
-			}
-			require.Equal(t, len(ids), cp.match(j, hyp, got))
-			require.Equal(t, len(rids), cp.refChars(j))
-			require.Equal(t, want, got, "trial %d ref %d", trial, j)
+		requirePackedIsCounter(t, &cp, refs, hyp, maxN, ws, trial%11 == 0)
+	}
+}
+
+// requirePackedIsCounter requires cp's statistics of hyp against refs to be the general
+// counter's. wrap makes this hypothesis wrap the hash path's 16-bit stamps.
+func requirePackedIsCounter(t *testing.T, cp *charPacked, refs []string, hyp string, maxN int, ws, wrap bool) {
+	t.Helper()
+	m := &CHRF{whitespace: ws}
+	ids := m.charIDs(nil, hyp)
+	require.True(t, cp.useRefs(refs, maxN, ws))
+	var c counter
+	c.startGrams(len(ids) * maxN)
+	c.countHyp(ids, maxN)
+	for j, ref := range refs {
+		want, got := make([]int64, maxN), make([]int64, maxN)
+		c.newRef()
+		rids := m.charIDs(nil, ref)
+		c.refMatch(rids, maxN, want)
+		if wrap {
+			cp.refs[j].stamp = 1<<16 - 1
 		}
+		require.Equal(t, len(ids), cp.match(j, hyp, got))
+		require.Equal(t, len(rids), cp.refChars(j))
+		require.Equal(t, want, got, "refs %q hyp %q maxN %d ws %v: ref %d", refs, hyp, maxN, ws, j)
 	}
 }
 
@@ -137,7 +144,6 @@ func TestCharPackedFallsBack(t *testing.T) {
 func TestCharPackedAtBitLimit(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	alpha := []rune("abcä日 ")
-	var c counter
 	var cp charPacked
 	for _, n := range []int{bitChars - 1, bitChars, bitChars + 1} {
 		for _, tail := range []string{"", "   ", "\u3000 ", "x", "ü"} {
@@ -147,21 +153,10 @@ func TestCharPackedAtBitLimit(t *testing.T) {
 					b.WriteRune(alpha[r.Intn(len(alpha)-1)]) // no space: exactly n characters
 				}
 				refs := []string{b.String() + tail, " " + b.String()}
-				hyp := randChars(r, alpha, 150)
-				m := &CHRF{whitespace: ws}
-				ids := m.charIDs(nil, hyp)
-				require.True(t, cp.useRefs(refs, charMaxN, ws))
-				c.startGrams(len(ids) * charMaxN)
-				c.countHyp(ids, charMaxN)
+				requirePackedIsCounter(t, &cp, refs, randChars(r, alpha, 150), charMaxN, ws, false)
 				for j, ref := range refs {
-					want, got := make([]int64, charMaxN), make([]int64, charMaxN)
-					c.newRef()
-					rids := m.charIDs(nil, ref)
-					c.refMatch(rids, charMaxN, want)
-					require.Equal(t, len(ids), cp.match(j, hyp, got))
-					require.Equal(t, len(rids), cp.refChars(j))
-					require.Equal(t, want, got, "n %d tail %q ws %v ref %d", n, tail, ws, j)
-					require.Equal(t, len(rids) <= bitChars, cp.refs[j].useBits, "n %d tail %q ws %v ref %d", n, tail, ws, j)
+					chars := len((&CHRF{whitespace: ws}).charIDs(nil, ref))
+					require.Equal(t, chars <= bitChars, cp.refs[j].useBits, "n %d tail %q ws %v ref %d", n, tail, ws, j)
 				}
 			}
 		}
@@ -181,19 +176,6 @@ func FuzzCharPacked(f *testing.F) {
 		if !cp.useRefs(refs, maxN, ws) {
 			return // the general path's own tests cover such references
 		}
-		m := &CHRF{whitespace: ws}
-		ids := m.charIDs(nil, hyp)
-		var c counter
-		c.startGrams(len(ids) * maxN)
-		c.countHyp(ids, maxN)
-		for j, ref := range refs {
-			want, got := make([]int64, maxN), make([]int64, maxN)
-			c.newRef()
-			rids := m.charIDs(nil, ref)
-			c.refMatch(rids, maxN, want)
-			require.Equal(t, len(ids), cp.match(j, hyp, got))
-			require.Equal(t, len(rids), cp.refChars(j))
-			require.Equal(t, want, got, "ref %d", j)
-		}
+		requirePackedIsCounter(t, &cp, refs, hyp, maxN, ws, false)
 	})
 }
