@@ -129,6 +129,10 @@ func (b *bitRef) lookupIDs(dst []uint16, s string, whitespace bool) []uint16 {
 // different n-grams of one order end at different reference positions.
 func (b *bitRef) match(ids []uint16, maxN int, match []int64) {
 	if maxN == charMaxN {
+		if b.chars <= 64 {
+			matchBits6Word(ids, b.pos, match)
+			return
+		}
 		matchBits6(ids, b.pos, match)
 		return
 	}
@@ -187,6 +191,46 @@ func take2(t0, t1 *uint64, e0, e1 uint64) int64 {
 	*t0 |= lo
 	*t1 |= hi
 	if lo|hi != 0 {
+		return 1
+	}
+	return 0
+}
+
+// matchBits6Word is matchBits6 for a reference of at most 64 characters, whose sets take
+// the first word: half the work, and every set in a register.
+func matchBits6Word(ids []uint16, pos [][bitWords]uint64, match []int64) {
+	var e1, e2, e3, e4, e5 uint64
+	var t1, t2, t3, t4, t5, t6 uint64
+	var m1, m2, m3, m4, m5, m6 int64
+	for _, id := range ids {
+		p := pos[id][0]
+		e6 := e5 << 1 & p
+		e5 = e4 << 1 & p
+		e4 = e3 << 1 & p
+		e3 = e2 << 1 & p
+		e2 = e1 << 1 & p
+		e1 = p
+		m1 += take1(&t1, e1)
+		m2 += take1(&t2, e2)
+		m3 += take1(&t3, e3)
+		m4 += take1(&t4, e4)
+		m5 += take1(&t5, e5)
+		m6 += take1(&t6, e6)
+	}
+	match[0] += m1
+	match[1] += m2
+	match[2] += m3
+	match[3] += m4
+	match[4] += m5
+	match[5] += m6
+}
+
+// take1 is take2 for sets of one word.
+func take1(t *uint64, e uint64) int64 {
+	a := e &^ *t
+	lo := a & -a
+	*t |= lo
+	if lo != 0 {
 		return 1
 	}
 	return 0

@@ -139,13 +139,13 @@ func TestCharPackedFallsBack(t *testing.T) {
 	require.NotNil(t, res.Value)
 }
 
-// References around the bit-parallel path's limit (bitChars characters without whitespace)
+// References around the bit-parallel path's limits (a word, bitChars characters, without whitespace)
 // take one path or the other; both must give the general counter's statistics.
 func TestCharPackedAtBitLimit(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	alpha := []rune("abcä日 ")
 	var cp charPacked
-	for _, n := range []int{bitChars - 1, bitChars, bitChars + 1} {
+	for _, n := range []int{63, 64, 65, bitChars - 1, bitChars, bitChars + 1} {
 		for _, tail := range []string{"", "   ", "\u3000 ", "x", "ü"} {
 			for _, ws := range []bool{false, true} {
 				var b strings.Builder
