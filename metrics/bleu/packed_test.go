@@ -139,8 +139,9 @@ func TestCharPackedFallsBack(t *testing.T) {
 	require.NotNil(t, res.Value)
 }
 
-// References around the bit-parallel path's limits (a word, bitChars characters, without whitespace)
-// take one path or the other; both must give the general counter's statistics.
+// References around the bit-parallel path's limits (64 characters without whitespace for one
+// word, bitChars in all) take one kernel or path or the other; all must give the general
+// counter's statistics.
 func TestCharPackedAtBitLimit(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	alpha := []rune("abcä日 ")
