@@ -6,10 +6,11 @@ import (
 	"github.com/evalstream/evalstream/metrics/tokenize"
 )
 
-// bitRef is chrF's bit-parallel path for a reference of at most bitChars characters: per
-// character, the set of reference positions holding it, in bitWords words. Matching a
-// hypothesis costs a few word operations per character and order, with no hashing, no
-// table to build and no branch on the text (matchBits).
+// bitRef is chrF's bit-parallel path for a reference of at most bitChars characters (at most
+// 128 for orders other than six): per character, the set of reference positions holding it,
+// in bitWords words. Matching a hypothesis costs a few word operations per character and
+// order, with no hashing, no table to build and no branch on the text (match: a kernel for
+// six orders and one, two or three words, and a loop for other orders).
 //
 // Characters are numbered without interning: an ASCII character is its byte, bitAbsent
 // stands for a character the reference lacks, and the reference's other characters take
@@ -23,7 +24,7 @@ type bitRef struct {
 }
 
 const (
-	bitWords  = 2
+	bitWords  = 3
 	bitChars  = 64 * bitWords
 	bitAbsent = utf8.RuneSelf
 )
@@ -49,8 +50,8 @@ func bitASCIIFor(whitespace bool) *[utf8.RuneSelf]uint16 {
 }
 
 // build makes s the reference, or reports false when it has more than bitChars characters
-// (without Python whitespace unless whitespace).
-func (b *bitRef) build(s string, whitespace bool) bool {
+// (without Python whitespace unless whitespace), or more than 128 for orders other than six.
+func (b *bitRef) build(s string, maxN int, whitespace bool) bool {
 	if b.pos == nil {
 		b.pos = make([][bitWords]uint64, bitAbsent+1+bitChars)
 		b.other = make([]runeSlot, 2*bitChars)
@@ -91,6 +92,9 @@ func (b *bitRef) build(s string, whitespace bool) bool {
 		b.pos[b.otherID(r, true)][j>>6] |= 1 << (j & 63)
 		j++
 	}
+	if j > 128 && maxN != charMaxN {
+		return false // other orders take two words at most (match's loop)
+	}
 	b.chars = j
 	return true
 }
@@ -129,11 +133,14 @@ func (b *bitRef) lookupIDs(dst []uint16, s string, whitespace bool) []uint16 {
 // different n-grams of one order end at different reference positions.
 func (b *bitRef) match(ids []uint16, maxN int, match []int64) {
 	if maxN == charMaxN {
-		if b.chars <= 64 {
+		switch {
+		case b.chars <= 64:
 			matchBits6Word(ids, b.pos, match)
-			return
+		case b.chars <= 128:
+			matchBits6(ids, b.pos, match)
+		default:
+			matchBits6x3(ids, b.pos, match)
 		}
-		matchBits6(ids, b.pos, match)
 		return
 	}
 	var e, t [charMaxN][bitWords]uint64 // E at the previous position and T, per order
@@ -150,7 +157,8 @@ func (b *bitRef) match(ids []uint16, maxN int, match []int64) {
 	}
 }
 
-// matchBits6 is bitRef.match for six orders, with the sets in variables.
+// matchBits6 is bitRef.match for six orders and a reference of at most 128 characters (two
+// words), with the sets in variables.
 func matchBits6(ids []uint16, pos [][bitWords]uint64, match []int64) {
 	// eN0, eN1: E of order N at the previous position (words 0 and 1); tN0, tN1: T_N.
 	var e10, e11, e20, e21, e30, e31, e40, e41, e50, e51 uint64
@@ -231,6 +239,54 @@ func take1(t *uint64, e uint64) int64 {
 	lo := a & -a
 	*t |= lo
 	if lo != 0 {
+		return 1
+	}
+	return 0
+}
+
+// matchBits6x3 is matchBits6 for a reference of 129 to 192 characters (three words).
+func matchBits6x3(ids []uint16, pos [][bitWords]uint64, match []int64) {
+	var e10, e11, e12, e20, e21, e22, e30, e31, e32, e40, e41, e42, e50, e51, e52 uint64
+	var t10, t11, t12, t20, t21, t22, t30, t31, t32, t40, t41, t42, t50, t51, t52, t60, t61, t62 uint64
+	var m1, m2, m3, m4, m5, m6 int64
+	for _, id := range ids {
+		p := &pos[id]
+		p0, p1, p2 := p[0], p[1], p[2]
+		e60, e61, e62 := (e50<<1)&p0, (e51<<1|e50>>63)&p1, (e52<<1|e51>>63)&p2
+		e50, e51, e52 = (e40<<1)&p0, (e41<<1|e40>>63)&p1, (e42<<1|e41>>63)&p2
+		e40, e41, e42 = (e30<<1)&p0, (e31<<1|e30>>63)&p1, (e32<<1|e31>>63)&p2
+		e30, e31, e32 = (e20<<1)&p0, (e21<<1|e20>>63)&p1, (e22<<1|e21>>63)&p2
+		e20, e21, e22 = (e10<<1)&p0, (e11<<1|e10>>63)&p1, (e12<<1|e11>>63)&p2
+		e10, e11, e12 = p0, p1, p2
+		m1 += take3(&t10, &t11, &t12, e10, e11, e12)
+		m2 += take3(&t20, &t21, &t22, e20, e21, e22)
+		m3 += take3(&t30, &t31, &t32, e30, e31, e32)
+		m4 += take3(&t40, &t41, &t42, e40, e41, e42)
+		m5 += take3(&t50, &t51, &t52, e50, e51, e52)
+		m6 += take3(&t60, &t61, &t62, e60, e61, e62)
+	}
+	match[0] += m1
+	match[1] += m2
+	match[2] += m3
+	match[3] += m4
+	match[4] += m5
+	match[5] += m6
+}
+
+// take3 is take2 for sets of three words.
+func take3(t0, t1, t2 *uint64, e0, e1, e2 uint64) int64 {
+	a0, a1, a2 := e0&^*t0, e1&^*t1, e2&^*t2
+	lo0, lo1, lo2 := a0&-a0, a1&-a1, a2&-a2
+	if lo0 != 0 {
+		lo1 = 0
+	}
+	if lo0|lo1 != 0 {
+		lo2 = 0
+	}
+	*t0 |= lo0
+	*t1 |= lo1
+	*t2 |= lo2
+	if lo0|lo1|lo2 != 0 {
 		return 1
 	}
 	return 0

@@ -380,7 +380,7 @@ func (c *charRef) build(scratch *[]uint16, s string, maxN int, whitespace bool) 
 	if len(s) >= 1<<16 {
 		return false
 	}
-	if c.useBits = c.bits.build(s, whitespace); c.useBits {
+	if c.useBits = c.bits.build(s, maxN, whitespace); c.useBits {
 		c.chars = c.bits.chars
 		return true
 	}
