@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/evalstream/evalstream/cmd/evalstream/internal/startup"
 	corpuswriter "github.com/evalstream/evalstream/sinks/corpus"
 )
 
@@ -36,6 +37,9 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
+	// Package startup left the process on one CPU (score and run give the CPUs back in
+	// their fold); m.Run takes -cpu's default from GOMAXPROCS.
+	startup.AllCPUs()
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
