@@ -16,3 +16,9 @@ import (
 func TestTestsRunOnEveryCPU(t *testing.T) {
 	require.Equal(t, startup.Procs(), runtime.GOMAXPROCS(0))
 }
+
+// Heap profiling is on in the tests (go test -memprofile), though package startup turns it
+// off for the program.
+func TestTestsProfileAllocations(t *testing.T) {
+	require.NotZero(t, runtime.MemProfileRate)
+}
