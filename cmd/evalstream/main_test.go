@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/evalstream/evalstream/cmd/evalstream/internal/startup"
 	corpuswriter "github.com/evalstream/evalstream/sinks/corpus"
 )
 
@@ -36,6 +38,13 @@ func TestMain(m *testing.M) {
 			os.Exit(1)
 		}
 	}
+	// Package startup left the process on one CPU (score and run give the CPUs back in
+	// their fold); m.Run takes -cpu's default from GOMAXPROCS.
+	startup.AllCPUs()
+	// It also turned off heap profiling; go test -memprofile sets the rate only when
+	// -memprofilerate is given, and would write an empty profile. 512 KB is the runtime's
+	// default.
+	runtime.MemProfileRate = 512 * 1024
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

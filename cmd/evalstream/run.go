@@ -385,12 +385,12 @@ func (j *job) fold(ctx context.Context, src pipeline.Source, stderr io.Writer) (
 		ramp := make(chan struct{})
 		rc.Ramp = ramp
 		t := time.AfterFunc(oneCPUStart, func() {
-			runtime.GOMAXPROCS(procs)
+			startup.AllCPUs()
 			close(ramp)
 		})
 		defer func() {
 			t.Stop()
-			runtime.GOMAXPROCS(procs)
+			startup.AllCPUs()
 		}()
 	} else {
 		startup.AllCPUs()

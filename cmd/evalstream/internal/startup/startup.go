@@ -41,6 +41,16 @@ func init() {
 // start, from the CPUs available or the GOMAXPROCS environment variable.
 func Procs() int { return onecpu.Procs }
 
-// AllCPUs sets GOMAXPROCS back to Procs. Safe for concurrent use; it costs nothing when the
-// process already runs on every CPU.
-func AllCPUs() { runtime.GOMAXPROCS(onecpu.Procs) }
+// AllCPUs sets GOMAXPROCS back to every CPU. Without a GOMAXPROCS environment variable it
+// hands GOMAXPROCS back to the runtime (runtime.SetDefaultGOMAXPROCS), which also turns its
+// automatic updates back on: a call to runtime.GOMAXPROCS, as onecpu's, turns off the
+// following of the container's CPU limit and affinity for the rest of the process, which a
+// long Kafka run needs. Safe for concurrent use; it costs nothing when the process already
+// runs on every CPU.
+func AllCPUs() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.SetDefaultGOMAXPROCS()
+		return
+	}
+	runtime.GOMAXPROCS(onecpu.Procs)
+}
