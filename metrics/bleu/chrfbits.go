@@ -14,7 +14,8 @@ import (
 //
 // Characters are numbered without interning: an ASCII character is its byte, bitAbsent
 // stands for a character the reference lacks, and the reference's other characters take
-// the ids after it.
+// the ids after it. A bitRef is scratch of its charRef (one worker's): not safe for
+// concurrent use; it keeps no reference to the strings it was given.
 type bitRef struct {
 	pos    [][bitWords]uint64 // by character id, the reference positions holding it
 	other  []runeSlot         // the non-ASCII characters' ids, of generation gen
