@@ -159,27 +159,65 @@ func (b *bitRef) match(ids []uint16, maxN int, match []int64) {
 }
 
 // matchBits6 is bitRef.match for six orders and a reference of at most 128 characters (two
-// words), with the sets in variables.
+// words), with the sets in variables and take2's clipping written out: a take through
+// pointers, or a call, kept the sets in memory (7% more CPU over WMT17).
 func matchBits6(ids []uint16, pos [][bitWords]uint64, match []int64) {
 	// eN0, eN1: E of order N at the previous position (words 0 and 1); tN0, tN1: T_N.
 	var e10, e11, e20, e21, e30, e31, e40, e41, e50, e51 uint64
 	var t10, t11, t20, t21, t30, t31, t40, t41, t50, t51, t60, t61 uint64
 	var m1, m2, m3, m4, m5, m6 int64
 	for _, id := range ids {
-		p := pos[id]
+		p := &pos[id]
 		p0, p1 := p[0], p[1]
-		e60, e61 := e50<<1&p0, (e51<<1|e50>>63)&p1
-		e50, e51 = e40<<1&p0, (e41<<1|e40>>63)&p1
-		e40, e41 = e30<<1&p0, (e31<<1|e30>>63)&p1
-		e30, e31 = e20<<1&p0, (e21<<1|e20>>63)&p1
-		e20, e21 = e10<<1&p0, (e11<<1|e10>>63)&p1
+		e60, e61 := (e50<<1)&p0, (e51<<1|e50>>63)&p1
+		e50, e51 = (e40<<1)&p0, (e41<<1|e40>>63)&p1
+		e40, e41 = (e30<<1)&p0, (e31<<1|e30>>63)&p1
+		e30, e31 = (e20<<1)&p0, (e21<<1|e20>>63)&p1
+		e20, e21 = (e10<<1)&p0, (e11<<1|e10>>63)&p1
 		e10, e11 = p0, p1
-		m1 += take2(&t10, &t11, e10, e11)
-		m2 += take2(&t20, &t21, e20, e21)
-		m3 += take2(&t30, &t31, e30, e31)
-		m4 += take2(&t40, &t41, e40, e41)
-		m5 += take2(&t50, &t51, e50, e51)
-		m6 += take2(&t60, &t61, e60, e61)
+		var a0, a1, l0, l1 uint64
+		a0, a1 = e10&^t10, e11&^t11
+		l0, l1 = a0&-a0, a1&-a1
+		if l0 != 0 {
+			l1 = 0
+		}
+		t10, t11 = t10|l0, t11|l1
+		m1 += nonzero(l0 | l1)
+		a0, a1 = e20&^t20, e21&^t21
+		l0, l1 = a0&-a0, a1&-a1
+		if l0 != 0 {
+			l1 = 0
+		}
+		t20, t21 = t20|l0, t21|l1
+		m2 += nonzero(l0 | l1)
+		a0, a1 = e30&^t30, e31&^t31
+		l0, l1 = a0&-a0, a1&-a1
+		if l0 != 0 {
+			l1 = 0
+		}
+		t30, t31 = t30|l0, t31|l1
+		m3 += nonzero(l0 | l1)
+		a0, a1 = e40&^t40, e41&^t41
+		l0, l1 = a0&-a0, a1&-a1
+		if l0 != 0 {
+			l1 = 0
+		}
+		t40, t41 = t40|l0, t41|l1
+		m4 += nonzero(l0 | l1)
+		a0, a1 = e50&^t50, e51&^t51
+		l0, l1 = a0&-a0, a1&-a1
+		if l0 != 0 {
+			l1 = 0
+		}
+		t50, t51 = t50|l0, t51|l1
+		m5 += nonzero(l0 | l1)
+		a0, a1 = e60&^t60, e61&^t61
+		l0, l1 = a0&-a0, a1&-a1
+		if l0 != 0 {
+			l1 = 0
+		}
+		t60, t61 = t60|l0, t61|l1
+		m6 += nonzero(l0 | l1)
 	}
 	match[0] += m1
 	match[1] += m2
@@ -219,12 +257,31 @@ func matchBits6Word(ids []uint16, pos [][bitWords]uint64, match []int64) {
 		e3 = e2 << 1 & p
 		e2 = e1 << 1 & p
 		e1 = p
-		m1 += take1(&t1, e1)
-		m2 += take1(&t2, e2)
-		m3 += take1(&t3, e3)
-		m4 += take1(&t4, e4)
-		m5 += take1(&t5, e5)
-		m6 += take1(&t6, e6)
+		var l uint64
+		l = e1 &^ t1
+		l &= -l
+		t1 |= l
+		m1 += nonzero(l)
+		l = e2 &^ t2
+		l &= -l
+		t2 |= l
+		m2 += nonzero(l)
+		l = e3 &^ t3
+		l &= -l
+		t3 |= l
+		m3 += nonzero(l)
+		l = e4 &^ t4
+		l &= -l
+		t4 |= l
+		m4 += nonzero(l)
+		l = e5 &^ t5
+		l &= -l
+		t5 |= l
+		m5 += nonzero(l)
+		l = e6 &^ t6
+		l &= -l
+		t6 |= l
+		m6 += nonzero(l)
 	}
 	match[0] += m1
 	match[1] += m2
@@ -232,17 +289,6 @@ func matchBits6Word(ids []uint16, pos [][bitWords]uint64, match []int64) {
 	match[3] += m4
 	match[4] += m5
 	match[5] += m6
-}
-
-// take1 is take2 for sets of one word.
-func take1(t *uint64, e uint64) int64 {
-	a := e &^ *t
-	lo := a & -a
-	*t |= lo
-	if lo != 0 {
-		return 1
-	}
-	return 0
 }
 
 // matchBits6x3 is matchBits6 for a reference of 129 to 192 characters (three words).
@@ -259,12 +305,69 @@ func matchBits6x3(ids []uint16, pos [][bitWords]uint64, match []int64) {
 		e30, e31, e32 = (e20<<1)&p0, (e21<<1|e20>>63)&p1, (e22<<1|e21>>63)&p2
 		e20, e21, e22 = (e10<<1)&p0, (e11<<1|e10>>63)&p1, (e12<<1|e11>>63)&p2
 		e10, e11, e12 = p0, p1, p2
-		m1 += take3(&t10, &t11, &t12, e10, e11, e12)
-		m2 += take3(&t20, &t21, &t22, e20, e21, e22)
-		m3 += take3(&t30, &t31, &t32, e30, e31, e32)
-		m4 += take3(&t40, &t41, &t42, e40, e41, e42)
-		m5 += take3(&t50, &t51, &t52, e50, e51, e52)
-		m6 += take3(&t60, &t61, &t62, e60, e61, e62)
+		// Per order, the lowest position of E not in T (in the first word that has one) joins
+		// T, and counts a match.
+		var a0, a1, a2, l0, l1, l2 uint64
+		a0, a1, a2 = e10&^t10, e11&^t11, e12&^t12
+		l0, l1, l2 = a0&-a0, a1&-a1, a2&-a2
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		t10, t11, t12 = t10|l0, t11|l1, t12|l2
+		m1 += nonzero(l0 | l1 | l2)
+		a0, a1, a2 = e20&^t20, e21&^t21, e22&^t22
+		l0, l1, l2 = a0&-a0, a1&-a1, a2&-a2
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		t20, t21, t22 = t20|l0, t21|l1, t22|l2
+		m2 += nonzero(l0 | l1 | l2)
+		a0, a1, a2 = e30&^t30, e31&^t31, e32&^t32
+		l0, l1, l2 = a0&-a0, a1&-a1, a2&-a2
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		t30, t31, t32 = t30|l0, t31|l1, t32|l2
+		m3 += nonzero(l0 | l1 | l2)
+		a0, a1, a2 = e40&^t40, e41&^t41, e42&^t42
+		l0, l1, l2 = a0&-a0, a1&-a1, a2&-a2
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		t40, t41, t42 = t40|l0, t41|l1, t42|l2
+		m4 += nonzero(l0 | l1 | l2)
+		a0, a1, a2 = e50&^t50, e51&^t51, e52&^t52
+		l0, l1, l2 = a0&-a0, a1&-a1, a2&-a2
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		t50, t51, t52 = t50|l0, t51|l1, t52|l2
+		m5 += nonzero(l0 | l1 | l2)
+		a0, a1, a2 = e60&^t60, e61&^t61, e62&^t62
+		l0, l1, l2 = a0&-a0, a1&-a1, a2&-a2
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		t60, t61, t62 = t60|l0, t61|l1, t62|l2
+		m6 += nonzero(l0 | l1 | l2)
 	}
 	match[0] += m1
 	match[1] += m2
@@ -274,21 +377,5 @@ func matchBits6x3(ids []uint16, pos [][bitWords]uint64, match []int64) {
 	match[5] += m6
 }
 
-// take3 is take2 for sets of three words.
-func take3(t0, t1, t2 *uint64, e0, e1, e2 uint64) int64 {
-	a0, a1, a2 := e0&^*t0, e1&^*t1, e2&^*t2
-	lo0, lo1, lo2 := a0&-a0, a1&-a1, a2&-a2
-	if lo0 != 0 {
-		lo1 = 0
-	}
-	if lo0|lo1 != 0 {
-		lo2 = 0
-	}
-	*t0 |= lo0
-	*t1 |= lo1
-	*t2 |= lo2
-	if lo0|lo1|lo2 != 0 {
-		return 1
-	}
-	return 0
-}
+// nonzero is 1 when x is not 0, else 0.
+func nonzero(x uint64) int64 { return int64((x | -x) >> 63) }
