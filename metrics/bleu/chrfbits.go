@@ -10,7 +10,7 @@ import (
 // 128 for orders other than six): per character, the set of reference positions holding it,
 // in bitWords words. Matching a hypothesis costs a few word operations per character and
 // order, with no hashing, no table to build and no branch on the text (match: a kernel for
-// six orders and one, two or three words, and a loop for other orders).
+// six orders and one to four words, and a loop for other orders).
 //
 // Characters are numbered without interning: an ASCII character is its byte, bitAbsent
 // stands for a character the reference lacks, and the reference's other characters take
@@ -25,7 +25,7 @@ type bitRef struct {
 }
 
 const (
-	bitWords  = 3
+	bitWords  = 4
 	bitChars  = 64 * bitWords
 	bitAbsent = utf8.RuneSelf
 )
@@ -139,8 +139,10 @@ func (b *bitRef) match(ids []uint16, maxN int, match []int64) {
 			matchBits6Word(ids, b.pos, match)
 		case b.chars <= 128:
 			matchBits6(ids, b.pos, match)
-		default:
+		case b.chars <= 192:
 			matchBits6x3(ids, b.pos, match)
+		default:
+			matchBits6x4(ids, b.pos, match)
 		}
 		return
 	}
@@ -368,6 +370,108 @@ func matchBits6x3(ids []uint16, pos [][bitWords]uint64, match []int64) {
 		}
 		t60, t61, t62 = t60|l0, t61|l1, t62|l2
 		m6 += nonzero(l0 | l1 | l2)
+	}
+	match[0] += m1
+	match[1] += m2
+	match[2] += m3
+	match[3] += m4
+	match[4] += m5
+	match[5] += m6
+}
+
+// matchBits6x4 is matchBits6 for a reference of 193 to 256 characters (four words).
+func matchBits6x4(ids []uint16, pos [][bitWords]uint64, match []int64) {
+	var e10, e11, e12, e13, e20, e21, e22, e23, e30, e31, e32, e33, e40, e41, e42, e43, e50, e51, e52, e53 uint64
+	var t10, t11, t12, t13, t20, t21, t22, t23, t30, t31, t32, t33, t40, t41, t42, t43, t50, t51, t52, t53, t60, t61, t62, t63 uint64
+	var m1, m2, m3, m4, m5, m6 int64
+	for _, id := range ids {
+		p := &pos[id]
+		p0, p1, p2, p3 := p[0], p[1], p[2], p[3]
+		e60, e61, e62, e63 := (e50<<1)&p0, (e51<<1|e50>>63)&p1, (e52<<1|e51>>63)&p2, (e53<<1|e52>>63)&p3
+		e50, e51, e52, e53 = (e40<<1)&p0, (e41<<1|e40>>63)&p1, (e42<<1|e41>>63)&p2, (e43<<1|e42>>63)&p3
+		e40, e41, e42, e43 = (e30<<1)&p0, (e31<<1|e30>>63)&p1, (e32<<1|e31>>63)&p2, (e33<<1|e32>>63)&p3
+		e30, e31, e32, e33 = (e20<<1)&p0, (e21<<1|e20>>63)&p1, (e22<<1|e21>>63)&p2, (e23<<1|e22>>63)&p3
+		e20, e21, e22, e23 = (e10<<1)&p0, (e11<<1|e10>>63)&p1, (e12<<1|e11>>63)&p2, (e13<<1|e12>>63)&p3
+		e10, e11, e12, e13 = p0, p1, p2, p3
+		var a0, a1, a2, a3, l0, l1, l2, l3 uint64
+		a0, a1, a2, a3 = e10&^t10, e11&^t11, e12&^t12, e13&^t13
+		l0, l1, l2, l3 = a0&-a0, a1&-a1, a2&-a2, a3&-a3
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		if l0|l1|l2 != 0 {
+			l3 = 0
+		}
+		t10, t11, t12, t13 = t10|l0, t11|l1, t12|l2, t13|l3
+		m1 += nonzero(l0 | l1 | l2 | l3)
+		a0, a1, a2, a3 = e20&^t20, e21&^t21, e22&^t22, e23&^t23
+		l0, l1, l2, l3 = a0&-a0, a1&-a1, a2&-a2, a3&-a3
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		if l0|l1|l2 != 0 {
+			l3 = 0
+		}
+		t20, t21, t22, t23 = t20|l0, t21|l1, t22|l2, t23|l3
+		m2 += nonzero(l0 | l1 | l2 | l3)
+		a0, a1, a2, a3 = e30&^t30, e31&^t31, e32&^t32, e33&^t33
+		l0, l1, l2, l3 = a0&-a0, a1&-a1, a2&-a2, a3&-a3
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		if l0|l1|l2 != 0 {
+			l3 = 0
+		}
+		t30, t31, t32, t33 = t30|l0, t31|l1, t32|l2, t33|l3
+		m3 += nonzero(l0 | l1 | l2 | l3)
+		a0, a1, a2, a3 = e40&^t40, e41&^t41, e42&^t42, e43&^t43
+		l0, l1, l2, l3 = a0&-a0, a1&-a1, a2&-a2, a3&-a3
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		if l0|l1|l2 != 0 {
+			l3 = 0
+		}
+		t40, t41, t42, t43 = t40|l0, t41|l1, t42|l2, t43|l3
+		m4 += nonzero(l0 | l1 | l2 | l3)
+		a0, a1, a2, a3 = e50&^t50, e51&^t51, e52&^t52, e53&^t53
+		l0, l1, l2, l3 = a0&-a0, a1&-a1, a2&-a2, a3&-a3
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		if l0|l1|l2 != 0 {
+			l3 = 0
+		}
+		t50, t51, t52, t53 = t50|l0, t51|l1, t52|l2, t53|l3
+		m5 += nonzero(l0 | l1 | l2 | l3)
+		a0, a1, a2, a3 = e60&^t60, e61&^t61, e62&^t62, e63&^t63
+		l0, l1, l2, l3 = a0&-a0, a1&-a1, a2&-a2, a3&-a3
+		if l0 != 0 {
+			l1 = 0
+		}
+		if l0|l1 != 0 {
+			l2 = 0
+		}
+		if l0|l1|l2 != 0 {
+			l3 = 0
+		}
+		t60, t61, t62, t63 = t60|l0, t61|l1, t62|l2, t63|l3
+		m6 += nonzero(l0 | l1 | l2 | l3)
 	}
 	match[0] += m1
 	match[1] += m2

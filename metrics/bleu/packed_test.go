@@ -146,7 +146,7 @@ func TestCharPackedAtBitLimit(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	alpha := []rune("abcä日 ")
 	var cp charPacked
-	for _, n := range []int{63, 64, 65, 127, 128, 129, bitChars - 1, bitChars, bitChars + 1} {
+	for _, n := range []int{63, 64, 65, 127, 128, 129, 191, 192, 193, bitChars - 1, bitChars, bitChars + 1} {
 		for _, tail := range []string{"", "   ", "\u3000 ", "x", "ü"} {
 			for _, ws := range []bool{false, true} {
 				var b strings.Builder
