@@ -3,7 +3,7 @@ package bleu
 import (
 	"fmt"
 	"math"
-	"strings"
+	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/core"
 	"github.com/evalstream/evalstream/metrics/internal/textinput"
@@ -100,8 +100,10 @@ func (m *Metric) refTokens(w *work, v core.Value, j int) []string {
 
 // keptTokens returns the tokens of s, reference j of a record, keeping them with a copy of
 // s: the next record with the same reference j (the next system of a segment, as compare
-// feeds them) skips its tokenization. The tokens are substrings of one string of their own,
-// since s may alias a buffer its source reuses.
+// feeds them) skips its tokenization. The tokens alias a buffer of the keptRef's own, since s
+// may alias a buffer its source reuses; the buffer is rewritten when reference j changes,
+// when nothing holds the old tokens any more (work keeps no other token past a record), so a
+// corpus of distinct references allocates nothing per record.
 func (m *Metric) keptTokens(w *work, j int, s string) []string {
 	for len(w.refs) <= j {
 		w.refs = append(w.refs, keptRef{})
@@ -111,16 +113,11 @@ func (m *Metric) keptTokens(w *work, j int, s string) []string {
 		return k.toks
 	}
 	w.ref = m.text(w.ref[:0], s)
-	n := 0
+	k.own = k.own[:0]
 	for _, t := range w.ref {
-		n += len(t)
+		k.own = append(k.own, t...)
 	}
-	var b strings.Builder
-	b.Grow(n)
-	for _, t := range w.ref {
-		b.WriteString(t)
-	}
-	own := b.String()
+	own := unsafe.String(unsafe.SliceData(k.own), len(k.own))
 	k.toks = k.toks[:0]
 	for _, t := range w.ref {
 		k.toks = append(k.toks, own[:len(t)])
@@ -131,9 +128,11 @@ func (m *Metric) keptTokens(w *work, j int, s string) []string {
 	return k.toks
 }
 
-// keptRef is a reference kept by keptTokens: a copy of its text and its tokens.
+// keptRef is a reference kept by keptTokens: a copy of its text, and its tokens, which alias
+// own.
 type keptRef struct {
 	raw  []byte
+	own  []byte
 	toks []string
 	ok   bool
 }
