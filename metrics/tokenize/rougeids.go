@@ -24,11 +24,13 @@ import (
 // and the tables take the cache and memory once. Looking a word up takes no lock (see
 // RougeVocab); adding one does.
 
-// Bounds of the vocabulary: Reset starts a new one when it holds more words, tokens or bytes
-// than this, so one vocabulary stays under 9 MB (at most 4 MiB of word slots in the two
-// word tables, about 1.5 MiB of the tokens' buckets, hashes, chains and ends, and the bytes)
-// whatever the corpus. A tokenizer keeps its vocabulary until its next Reset, so while one is
-// replaced up to one per tokenizer (worker) plus the new one are alive.
+// Bounds of the vocabulary: once it holds more words, tokens or bytes than this it is full and
+// takes no more (tokens it does not have get local ids, per tokenizer and record), so one
+// vocabulary stays under 9 MB (at most 4 MiB of word slots in the two word tables, about
+// 1.5 MiB of the tokens' buckets, hashes, chains and ends, and the bytes) whatever the
+// corpus. A full vocabulary is replaced only when a tokenizer finds that too many of its
+// tokens need local ids (see Reset); a tokenizer keeps its vocabulary until its next Reset,
+// so while one is replaced up to one per tokenizer (worker) plus the new one are alive.
 const (
 	vocabMaxWords = 1 << 16
 	vocabMaxBytes = 1 << 21 // of the long words and of the tokens
@@ -45,9 +47,11 @@ const (
 // mu and the copy published through an atomic pointer; a reader still probing the old one may
 // miss a word added since, and then looks again under mu, where it finds it. Words of more
 // than 16 bytes are in a map of each tokenizer's own (their tokens' ids are shared). Adding a
-// word and TokenID take mu. When the vocabulary outgrows its bounds, the next Reset of a tokenizer publishes a
-// new, empty one (an epoch); each tokenizer keeps the epoch it had at its last Reset until its
-// next, so the ids it returns in between come from one epoch and compare exactly.
+// word and TokenID take mu, until the vocabulary is full: it is then never written again, so
+// its lookups of tokens too take no lock. When a tokenizer finds a full vocabulary serves too
+// few of its tokens, the next Reset publishes a new, empty one (an epoch); each tokenizer
+// keeps the epoch it had at its last Reset until its next, so the ids it returns in between
+// come from one epoch and compare exactly (its local ids, until its next Reset).
 type RougeVocab struct {
 	stem bool
 	mu   sync.Mutex
@@ -70,6 +74,9 @@ type vocabEpoch struct {
 	// set once, rather than atomic counts, which would cost every new word three locked
 	// instructions.
 	over atomic.Bool
+	// Whether a tokenizer found that too many of its tokens are not in the (full) epoch:
+	// the corpus has moved on, and Reset starts a new epoch.
+	retired atomic.Bool
 }
 
 // add counts words, tokens and bytes added to the epoch. Under mu.
@@ -82,7 +89,8 @@ func (e *vocabEpoch) add(words, toks, bytes int) {
 	}
 }
 
-// full reports whether the epoch has outgrown the bounds (Reset then starts a new one).
+// full reports whether the epoch has reached its bounds: nothing is added to it any more, and
+// its tables may be read without mu.
 func (e *vocabEpoch) full() bool {
 	return e.over.Load()
 }
@@ -109,12 +117,12 @@ func newVocabEpoch() *vocabEpoch {
 // it has outgrown the bounds.
 func (v *RougeVocab) epoch() *vocabEpoch {
 	e := v.cur.Load()
-	if e != nil && !e.full() {
+	if e != nil && !e.retired.Load() {
 		return e
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if e = v.cur.Load(); e == nil || e.full() {
+	if e = v.cur.Load(); e == nil || e.retired.Load() {
 		e = newVocabEpoch()
 		v.cur.Store(e)
 	}
@@ -317,19 +325,26 @@ func (v *wordTable) grow() {
 	v.tab.Store(tab)
 }
 
-// NumIDs bounds the ids that AppendIDs and TokenID have returned since the tokenizer's
-// vocabulary epoch began (see Reset): they are all below it.
-func (t *RougeTokenizer) NumIDs() int { return int(t.ep.ids.Load()) }
+// NumIDs bounds the ids that AppendIDs and TokenID have returned since the last Reset, and
+// the ones still valid from before (see Reset): they are all below it.
+func (t *RougeTokenizer) NumIDs() int { return int(t.ep.ids.Load()) + len(t.local) }
 
 // TokenID returns the id of tok taken as a token as it is (no lowercasing, no stemming): the
-// id AppendIDs gives a word whose token is tok. The id is valid until Reset moves the
-// tokenizer to a new vocabulary epoch.
+// id AppendIDs gives a word whose token is tok. The id is valid as Reset says.
 func (t *RougeTokenizer) TokenID(tok string) int32 {
 	if tok == "" {
 		// Only pre-tokenized input has empty tokens; a vocab key is never empty.
 		return emptyTokenID
 	}
+	t.nSeen++
+	if t.ep.full() {
+		return t.frozenID(tok)
+	}
 	t.vocab.mu.Lock()
+	if t.ep.full() {
+		t.vocab.mu.Unlock()
+		return t.frozenID(tok)
+	}
 	defer t.vocab.mu.Unlock()
 	return t.ep.tokenID(tok)
 }
@@ -347,9 +362,8 @@ func (e *vocabEpoch) tokenID(tok string) int32 {
 }
 
 // AppendIDs appends to dst the ids of the tokens of Rouge(text, stem) (TokenID of each), in
-// order. The ids are valid until Reset clears the vocabulary, which it does only when the
-// vocabulary has outgrown its bounds; so ids appended between two calls of Reset can be
-// compared with each other.
+// order. The ids are valid as Reset says; ids appended between two calls of Reset can always
+// be compared with each other.
 func (t *RougeTokenizer) AppendIDs(dst []int32, text string) []int32 {
 	dst, _ = t.appendIDs(dst, nil, text, false)
 	return dst
@@ -450,6 +464,7 @@ func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines b
 	if lines && len(text) > piece {
 		ends = append(ends, len(dst))
 	}
+	t.nSeen += len(dst) - first
 	return dst, ends
 }
 
@@ -553,7 +568,9 @@ func (v *shortTable) grow() {
 // most 16 bytes), or -1 when its stem is empty (Rouge drops it), adding the word to the
 // vocabulary when it is new: the lock-free lookup did not find it (or it has more than 16
 // bytes). The word is lowercased and stemmed before mu is taken, so the tokenizers stem in
-// parallel; another may have added the word meanwhile, and then its value is kept.
+// parallel; another may have added the word meanwhile, and then its value is kept. Once the
+// epoch is full nothing is added to it: the word's token has its id in the epoch when the
+// epoch has that token, else a local id (frozenID).
 func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 	e := t.ep
 	if len(w) > 16 {
@@ -561,6 +578,10 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 		// map of them, and only their tokens' ids are shared.
 		tok := t.wordToken(w)
 		t.vocab.mu.Lock()
+		if e.full() {
+			t.vocab.mu.Unlock()
+			return t.frozenID(tok) // not kept in long: a local id is the record's only
+		}
 		val := e.wordID(tok)
 		e.add(1, 0, len(w))
 		t.vocab.mu.Unlock()
@@ -577,8 +598,20 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 	if !known {
 		tok = t.wordToken(w)
 	}
+	if e.full() { // no lock: a full epoch is not written any more
+		if known {
+			return val
+		}
+		return t.frozenID(tok)
+	}
 	t.vocab.mu.Lock()
 	defer t.vocab.mu.Unlock()
+	if e.full() {
+		if known {
+			return val
+		}
+		return t.frozenID(tok)
+	}
 	if len(w) <= 8 {
 		if m := e.short.find(k0); m != 0 {
 			return int32(m) - 2
@@ -601,6 +634,41 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 	e.words.insert(sl, k0, k1, val) // may move the slots
 	e.add(1, 0, 0)
 	return val
+}
+
+// frozenID is the id of token tok in the tokenizer's epoch, which is full: the epoch's id of
+// tok when it has one, else a local id, -1 for the empty token (the word is dropped). It
+// takes no lock: a full epoch's tables are no longer written.
+func (t *RougeTokenizer) frozenID(tok string) int32 {
+	if tok == "" {
+		return -1
+	}
+	if id, ok := t.ep.toks.find(tok, HashString(tok)); ok {
+		return id
+	}
+	return t.localID(tok)
+}
+
+// localID returns the local id of tok, a token the tokenizer's full epoch does not have:
+// the epoch's ids are followed by the tokenizer's local ones, which number the tokens of
+// this kind met since the last Reset, and are valid until the next.
+func (t *RougeTokenizer) localID(tok string) int32 {
+	t.nLocalSeen++
+	if id, ok := t.local[tok]; ok {
+		return id
+	}
+	if t.local == nil {
+		t.local = make(map[string]int32)
+	}
+	// The key is a copy (tok is in the tokenizer's buffers or the caller's text), in an arena
+	// that Reset empties with the map: a key aliases the array it was appended to, which a
+	// later growth of the arena leaves untouched.
+	start := len(t.localBytes)
+	t.localBytes = append(t.localBytes, tok...)
+	key := bytesToString(t.localBytes[start:])
+	id := t.ep.ids.Load() + int32(len(t.local))
+	t.local[key] = id
+	return id
 }
 
 // lowerID returns the value of the word of n bytes (at most 16) with key k0, k1 lowercased,
