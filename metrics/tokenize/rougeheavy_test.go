@@ -173,3 +173,25 @@ func TestRougeVocabHeavyTail(t *testing.T) {
 		})
 	}
 }
+
+// TestRougeVocabRetiredSlowPath: a text that AppendIDs hands to its general path (it has
+// U+0130) counts its tokens once towards retiring the vocabulary, as any other text: the
+// local ids the fast path gave before it met U+0130 are given again by the general path.
+// Here one token in five needs a local id, under retireShare's one in four, so the full
+// vocabulary is kept.
+func TestRougeVocabRetiredSlowPath(t *testing.T) {
+	rt := NewRougeTokenizerWith(NewRougeVocab(false))
+	rt.AppendIDs(nil, "i stanbul")
+	for i := 0; !rt.ep.full(); i++ {
+		rt.AppendIDs(nil, fmt.Sprintf("w%d", i))
+	}
+	first := rt.ep
+	var ids []int32
+	for i := 0; i < 2*retireWindow; i += 5 {
+		rt.Reset()
+		require.True(t, rt.ep == first, "retired after %d tokens", i)
+		ids = rt.AppendIDs(ids[:0], fmt.Sprintf("w1 w2 new%d İstanbul", i)) // w1 w2 new i stanbul
+		require.Len(t, ids, 5)
+		require.True(t, rt.isLocal(ids[2]))
+	}
+}

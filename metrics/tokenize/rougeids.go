@@ -381,6 +381,7 @@ func (t *RougeTokenizer) AppendLineIDs(dst []int32, ends []int, text string) ([]
 func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines bool) ([]int32, []int) {
 	short, words := &t.ep.short, &t.ep.words
 	first, firstEnd := len(dst), len(ends)
+	locals := t.nLocalSeen
 	piece := 0 // start of the current line
 	p := unsafe.Pointer(unsafe.StringData(text))
 	for i := 0; i < len(text); {
@@ -396,7 +397,9 @@ func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines b
 			continue
 		case 3:
 			if strings.HasPrefix(text[i:], "\u0130") || strings.HasPrefix(text[i:], "\u212a") {
-				// A capital that lowercases to an ASCII letter: the general path.
+				// A capital that lowercases to an ASCII letter: the general path, which
+				// counts the text's tokens for Reset again.
+				t.nLocalSeen = locals
 				return t.appendIDsSlow(dst[:first], ends[:firstEnd], text, lines)
 			}
 			i++ // any other character is a separator
