@@ -580,10 +580,13 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 		// Words this long are few (under 1% of WMT17's words): each tokenizer keeps its own
 		// map of them, and only their tokens' ids are shared.
 		tok := t.wordToken(w)
+		if e.full() { // no lock, as for shorter words: a full epoch is not written any more
+			return t.frozenID(tok) // not kept in long: a local id is the record's only
+		}
 		t.vocab.mu.Lock()
 		if e.full() {
 			t.vocab.mu.Unlock()
-			return t.frozenID(tok) // not kept in long: a local id is the record's only
+			return t.frozenID(tok)
 		}
 		val := e.wordID(tok)
 		e.add(1, 0, len(w))
