@@ -151,7 +151,7 @@ type RougeTokenizer struct {
 	// Tokens that ep, once full, does not have -> local ids (see localID), until Reset.
 	local      map[string]int32
 	localBytes []byte // the keys of local
-	// Tokens given ids, and local ids given, since the last check of Reset (retireCheck).
+	// Tokens given ids, and local ids given, since Reset last weighed them (retireWindow).
 	nSeen, nLocalSeen int
 	low               []byte   // a lowercased word
 	slow              []string // tokens of appendIDsSlow

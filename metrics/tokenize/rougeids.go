@@ -43,15 +43,18 @@ const (
 // Synchronisation: lookups of words of at most 16 bytes (nearly all) take no lock. A slot is
 // written once, under mu, and published by an atomic store of its mark (its value + 2; 0 is a
 // free slot) after its key; a reader loads the mark atomically before it reads the key, so it
-// sees a slot either free or complete. A table that grows is copied under
-// mu and the copy published through an atomic pointer; a reader still probing the old one may
-// miss a word added since, and then looks again under mu, where it finds it. Words of more
-// than 16 bytes are in a map of each tokenizer's own (their tokens' ids are shared). Adding a
-// word and TokenID take mu, until the vocabulary is full: it is then never written again, so
-// its lookups of tokens too take no lock. When a tokenizer finds a full vocabulary serves too
-// few of its tokens, the next Reset publishes a new, empty one (an epoch); each tokenizer
-// keeps the epoch it had at its last Reset until its next, so the ids it returns in between
-// come from one epoch and compare exactly (its local ids, until its next Reset).
+// sees a slot either free or complete. A table that grows is copied under mu and the copy
+// published through an atomic pointer; a reader still probing the old one may miss a word
+// added since, and then looks again under mu, where it finds it (or, once the vocabulary is
+// full, finds the word's token). Words of more than 16 bytes are in a map of each tokenizer's
+// own (their tokens' ids are shared). Adding a word and TokenID take mu, until the vocabulary
+// is full: its token table is then never written again (only the word whose token filled it
+// is still put in a word table, in the same hold of mu), so once a reader has seen it full
+// (over, stored under mu after the last token) its lookups of tokens too take no lock. When a
+// tokenizer finds a full vocabulary serves too few of its tokens, the next Reset publishes a
+// new, empty one (an epoch); each tokenizer keeps the epoch it had at its last Reset until its
+// next, so the ids it returns in between come from one epoch and compare exactly (its local
+// ids, until its next Reset).
 type RougeVocab struct {
 	stem bool
 	mu   sync.Mutex
@@ -59,7 +62,8 @@ type RougeVocab struct {
 }
 
 // vocabEpoch is one generation of a RougeVocab: its tables and ids. Fields other than the
-// atomics and the tables' slot arrays are guarded by the RougeVocab's mu.
+// atomics and the tables' slot arrays are guarded by the RougeVocab's mu, except toks, which
+// is read without it once over is seen set (no token is added after).
 type vocabEpoch struct {
 	short shortTable   // words of at most 8 bytes
 	words wordTable    // words of 9 to 16 bytes
@@ -70,9 +74,9 @@ type vocabEpoch struct {
 	// The tokens: a word adds at most one, but TokenID (pre-tokenized input, text the fast
 	// path hands over) adds tokens without words, so they are bounded on their own.
 	nToks int
-	// Whether a count has passed its bound, for Reset, which reads it without mu: one flag
-	// set once, rather than atomic counts, which would cost every new word three locked
-	// instructions.
+	// Whether a count has passed its bound (full), read without mu by the tokenizers, which
+	// then add nothing and read toks without mu: one flag set once, rather than atomic
+	// counts, which would cost every new word three locked instructions.
 	over atomic.Bool
 	// Whether a tokenizer found that too many of its tokens are not in the (full) epoch:
 	// the corpus has moved on, and Reset starts a new epoch.
@@ -89,8 +93,8 @@ func (e *vocabEpoch) add(words, toks, bytes int) {
 	}
 }
 
-// full reports whether the epoch has reached its bounds: nothing is added to it any more, and
-// its tables may be read without mu.
+// full reports whether the epoch has reached its bounds: no token is added to it any more (nor
+// any word, but the one whose token filled it), and its token table may be read without mu.
 func (e *vocabEpoch) full() bool {
 	return e.over.Load()
 }
@@ -114,7 +118,7 @@ func newVocabEpoch() *vocabEpoch {
 }
 
 // epoch returns the current epoch, making the first one, or replacing the current one when
-// it has outgrown the bounds.
+// a tokenizer has retired it (see Reset).
 func (v *RougeVocab) epoch() *vocabEpoch {
 	e := v.cur.Load()
 	if e != nil && !e.retired.Load() {
@@ -136,9 +140,9 @@ const emptyTokenID = 0
 // the order they are added (the ids of the tokens: 0 is the empty token's). It chains the
 // keys of a bucket through their numbers, so a bucket is 4 bytes and the rest are arrays
 // indexed by number, filled in order: it is looked up only for new words, under the
-// RougeVocab's mu, and in a short run its memory (a page's first touch is a page fault, and
-// every size a table grows through is fresh memory) costs more than its lookups. Growing
-// rebuilds only the buckets.
+// RougeVocab's mu until the vocabulary is full (then without), and in a short run its memory
+// (a page's first touch is a page fault, and every size a table grows through is fresh
+// memory) costs more than its lookups. Growing rebuilds only the buckets.
 type vocab struct {
 	buckets []int32  // the last key added to each bucket, 0 for none
 	next    []int32  // next[k-1]: the key added to key k's bucket before it, 0 for none
