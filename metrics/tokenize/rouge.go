@@ -178,7 +178,12 @@ func NewRougeTokenizerWith(v *RougeVocab) *RougeTokenizer {
 // in retireShare of the last retireWindow or more needed a local id.
 func (t *RougeTokenizer) Reset() {
 	t.buf = t.buf[:0]
-	if len(t.local) > 0 {
+	switch {
+	case len(t.local) > localKeep:
+		// A record with this many tokens the vocabulary lacks is rare: its map and keys go
+		// with it rather than stay with the tokenizer for the rest of the run.
+		t.local, t.localBytes = nil, nil
+	case len(t.local) > 0:
 		clear(t.local)
 		t.localBytes = t.localBytes[:0]
 	}
@@ -204,6 +209,9 @@ const (
 	retireWindow = 1 << 14
 	retireShare  = 4
 )
+
+// localKeep is the most local ids whose map and keys Reset keeps for the next record.
+const localKeep = 1 << 12
 
 // rougeByte classifies bytes for RougeTokenizer.Append: 1 = [a-z0-9], 2 = [A-Z], 3 = the
 // lead byte of U+0130 or U+212A (which lowercase to ASCII letters), 0 = a separator.

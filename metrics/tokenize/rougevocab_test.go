@@ -11,10 +11,12 @@ import (
 )
 
 // TestRougeVocabShared: tokenizers on several goroutines share one RougeVocab, each taking the
-// inputs in its own order, while the vocabulary is renewed several times. Within one epoch
-// every tokenizer gives each token the same id (checked across goroutines), ids are a
-// bijection with tokens, below NumIDs, and agree with TokenID; the tokens are Rouge's. Run with
-// -race it also checks the lock-free lookups' publication of slots and tables.
+// inputs in its own order, while the vocabulary fills, gives local ids and is renewed. Within
+// one epoch every tokenizer gives each token the same shared id (checked across goroutines)
+// and shared ids are a bijection with tokens; every id is below NumIDs and agrees with TokenID
+// (local ids included, within the tokenizer's Reset cycle: TestRougeVocabHeavyTail checks
+// them against each other); the tokens are Rouge's. Run with -race it also checks the
+// lock-free lookups' publication of slots and tables.
 func TestRougeVocabShared(t *testing.T) {
 	g := loadGolden(t)
 	r := rand.New(rand.NewSource(11))
