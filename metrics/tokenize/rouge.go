@@ -148,8 +148,13 @@ type RougeTokenizer struct {
 	vocab *RougeVocab
 	ep    *vocabEpoch      // the vocabulary's epoch at the last Reset: the ids since come from it
 	long  map[string]int32 // words of more than 16 bytes -> token id, in epoch ep
-	low   []byte           // a lowercased word
-	slow  []string         // tokens of appendIDsSlow
+	// Tokens that ep, once full, does not have -> local ids (see localID), until Reset.
+	local      map[string]int32
+	localBytes []byte // the keys of local
+	// Tokens given ids, and local ids given, since Reset last weighed them (retireWindow).
+	nSeen, nLocalSeen int
+	low               []byte   // a lowercased word
+	slow              []string // tokens of appendIDsSlow
 }
 
 // NewRougeTokenizer returns a tokenizer computing Rouge(text, stem), with a vocabulary of its
@@ -165,17 +170,48 @@ func NewRougeTokenizerWith(v *RougeVocab) *RougeTokenizer {
 }
 
 // Reset lets the tokenizer reuse its buffers: tokens returned by Append before are invalid
-// afterwards. Ids returned by AppendIDs and TokenID before stay valid unless the vocabulary
-// has outgrown its bounds: then Reset moves the tokenizer to the vocabulary's next epoch,
-// which starts empty (with a vocabulary of its own, NumIDs falls) and whose ids are not
-// comparable with the earlier ones.
+// afterwards, and so are local ids (those at or above the NumIDs of a full vocabulary epoch,
+// see localID). The other ids returned by AppendIDs and TokenID before stay valid while the
+// tokenizer stays in its vocabulary epoch: Reset moves it to the next epoch, which starts
+// empty (with a vocabulary of its own, NumIDs falls) and whose ids are not comparable with
+// the earlier ones, when the corpus has moved on from the current one: more than one token
+// in retireShare of the last retireWindow or more needed a local id.
 func (t *RougeTokenizer) Reset() {
 	t.buf = t.buf[:0]
+	switch {
+	case len(t.local) > localKeep:
+		// A record with this many tokens the vocabulary lacks is rare: its map and keys go
+		// with it rather than stay with the tokenizer for the rest of the run.
+		t.local, t.localBytes = nil, nil
+	case len(t.local) > 0:
+		clear(t.local)
+		t.localBytes = t.localBytes[:0]
+	}
+	if t.nSeen >= retireWindow {
+		if t.nLocalSeen*retireShare > t.nSeen {
+			t.ep.retired.Store(true)
+		}
+		t.nSeen, t.nLocalSeen = 0, 0
+	}
 	if e := t.vocab.epoch(); e != t.ep {
 		t.ep = e
 		t.long = nil // its ids are the old epoch's
+		t.nSeen, t.nLocalSeen = 0, 0
 	}
 }
+
+// A full vocabulary epoch is replaced when more than one token in retireShare needed a local
+// id over the last retireWindow tokens or more of a tokenizer: in a corpus whose words keep
+// their frequencies, the epoch (the first words met) has nearly every token, and rare ones
+// are cheaper stemmed where they occur than a new epoch, which would stem and add the
+// common words again; a corpus that moves on to other words gets a vocabulary of them.
+const (
+	retireWindow = 1 << 14
+	retireShare  = 4
+)
+
+// localKeep is the most local ids whose map and keys Reset keeps for the next record.
+const localKeep = 1 << 12
 
 // rougeByte classifies bytes for RougeTokenizer.Append: 1 = [a-z0-9], 2 = [A-Z], 3 = the
 // lead byte of U+0130 or U+212A (which lowercase to ASCII letters), 0 = a separator.

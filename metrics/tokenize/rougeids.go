@@ -24,11 +24,13 @@ import (
 // and the tables take the cache and memory once. Looking a word up takes no lock (see
 // RougeVocab); adding one does.
 
-// Bounds of the vocabulary: Reset starts a new one when it holds more words, tokens or bytes
-// than this, so one vocabulary stays under 9 MB (at most 4 MiB of word slots in the two
-// word tables, about 1.5 MiB of the tokens' buckets, hashes, chains and ends, and the bytes)
-// whatever the corpus. A tokenizer keeps its vocabulary until its next Reset, so while one is
-// replaced up to one per tokenizer (worker) plus the new one are alive.
+// Bounds of the vocabulary: once it holds more words, tokens or bytes than this it is full and
+// takes no more (tokens it does not have get local ids, per tokenizer and record), so one
+// vocabulary stays under 9 MB (at most 4 MiB of word slots in the two word tables, about
+// 1.5 MiB of the tokens' buckets, hashes, chains and ends, and the bytes) whatever the
+// corpus. A full vocabulary is replaced only when a tokenizer finds that too many of its
+// tokens need local ids (see Reset); a tokenizer keeps its vocabulary until its next Reset,
+// so while one is replaced up to one per tokenizer (worker) plus the new one are alive.
 const (
 	vocabMaxWords = 1 << 16
 	vocabMaxBytes = 1 << 21 // of the long words and of the tokens
@@ -41,13 +43,18 @@ const (
 // Synchronisation: lookups of words of at most 16 bytes (nearly all) take no lock. A slot is
 // written once, under mu, and published by an atomic store of its mark (its value + 2; 0 is a
 // free slot) after its key; a reader loads the mark atomically before it reads the key, so it
-// sees a slot either free or complete. A table that grows is copied under
-// mu and the copy published through an atomic pointer; a reader still probing the old one may
-// miss a word added since, and then looks again under mu, where it finds it. Words of more
-// than 16 bytes are in a map of each tokenizer's own (their tokens' ids are shared). Adding a
-// word and TokenID take mu. When the vocabulary outgrows its bounds, the next Reset of a tokenizer publishes a
+// sees a slot either free or complete. A table that grows is copied under mu and the copy
+// published through an atomic pointer; a reader still probing the old one may miss a word
+// added since, and then looks again under mu, where it finds it (or, once the vocabulary is
+// full, finds the word's token). Words of more than 16 bytes are in a map of each tokenizer's
+// own (their tokens' ids are shared). Adding a word and TokenID take mu, until the vocabulary
+// is full: its token table is then never written again (only the word whose token filled it
+// is still put in a word table, in the same hold of mu), so once a reader has seen it full
+// (over, stored under mu after the last token) its lookups of tokens too take no lock. When a
+// tokenizer finds a full vocabulary serves too few of its tokens, the next Reset publishes a
 // new, empty one (an epoch); each tokenizer keeps the epoch it had at its last Reset until its
-// next, so the ids it returns in between come from one epoch and compare exactly.
+// next, so the ids it returns in between come from one epoch and compare exactly (its local
+// ids, until its next Reset).
 type RougeVocab struct {
 	stem bool
 	mu   sync.Mutex
@@ -55,7 +62,8 @@ type RougeVocab struct {
 }
 
 // vocabEpoch is one generation of a RougeVocab: its tables and ids. Fields other than the
-// atomics and the tables' slot arrays are guarded by the RougeVocab's mu.
+// atomics and the tables' slot arrays are guarded by the RougeVocab's mu, except toks, which
+// is read without it once over is seen set (no token is added after).
 type vocabEpoch struct {
 	short shortTable   // words of at most 8 bytes
 	words wordTable    // words of 9 to 16 bytes
@@ -66,10 +74,13 @@ type vocabEpoch struct {
 	// The tokens: a word adds at most one, but TokenID (pre-tokenized input, text the fast
 	// path hands over) adds tokens without words, so they are bounded on their own.
 	nToks int
-	// Whether a count has passed its bound, for Reset, which reads it without mu: one flag
-	// set once, rather than atomic counts, which would cost every new word three locked
-	// instructions.
+	// Whether a count has passed its bound (full), read without mu by the tokenizers, which
+	// then add nothing and read toks without mu: one flag set once, rather than atomic
+	// counts, which would cost every new word three locked instructions.
 	over atomic.Bool
+	// Whether a tokenizer found that too many of its tokens are not in the (full) epoch:
+	// the corpus has moved on, and Reset starts a new epoch.
+	retired atomic.Bool
 }
 
 // add counts words, tokens and bytes added to the epoch. Under mu.
@@ -82,7 +93,8 @@ func (e *vocabEpoch) add(words, toks, bytes int) {
 	}
 }
 
-// full reports whether the epoch has outgrown the bounds (Reset then starts a new one).
+// full reports whether the epoch has reached its bounds: no token is added to it any more (nor
+// any word, but the one whose token filled it), and its token table may be read without mu.
 func (e *vocabEpoch) full() bool {
 	return e.over.Load()
 }
@@ -106,15 +118,15 @@ func newVocabEpoch() *vocabEpoch {
 }
 
 // epoch returns the current epoch, making the first one, or replacing the current one when
-// it has outgrown the bounds.
+// a tokenizer has retired it (see Reset).
 func (v *RougeVocab) epoch() *vocabEpoch {
 	e := v.cur.Load()
-	if e != nil && !e.full() {
+	if e != nil && !e.retired.Load() {
 		return e
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if e = v.cur.Load(); e == nil || e.full() {
+	if e = v.cur.Load(); e == nil || e.retired.Load() {
 		e = newVocabEpoch()
 		v.cur.Store(e)
 	}
@@ -128,9 +140,9 @@ const emptyTokenID = 0
 // the order they are added (the ids of the tokens: 0 is the empty token's). It chains the
 // keys of a bucket through their numbers, so a bucket is 4 bytes and the rest are arrays
 // indexed by number, filled in order: it is looked up only for new words, under the
-// RougeVocab's mu, and in a short run its memory (a page's first touch is a page fault, and
-// every size a table grows through is fresh memory) costs more than its lookups. Growing
-// rebuilds only the buckets.
+// RougeVocab's mu until the vocabulary is full (then without), and in a short run its memory
+// (a page's first touch is a page fault, and every size a table grows through is fresh
+// memory) costs more than its lookups. Growing rebuilds only the buckets.
 type vocab struct {
 	buckets []int32  // the last key added to each bucket, 0 for none
 	next    []int32  // next[k-1]: the key added to key k's bucket before it, 0 for none
@@ -317,19 +329,26 @@ func (v *wordTable) grow() {
 	v.tab.Store(tab)
 }
 
-// NumIDs bounds the ids that AppendIDs and TokenID have returned since the tokenizer's
-// vocabulary epoch began (see Reset): they are all below it.
-func (t *RougeTokenizer) NumIDs() int { return int(t.ep.ids.Load()) }
+// NumIDs bounds the ids that AppendIDs and TokenID have returned since the last Reset, and
+// the ones still valid from before (see Reset): they are all below it.
+func (t *RougeTokenizer) NumIDs() int { return int(t.ep.ids.Load()) + len(t.local) }
 
 // TokenID returns the id of tok taken as a token as it is (no lowercasing, no stemming): the
-// id AppendIDs gives a word whose token is tok. The id is valid until Reset moves the
-// tokenizer to a new vocabulary epoch.
+// id AppendIDs gives a word whose token is tok. The id is valid as Reset says.
 func (t *RougeTokenizer) TokenID(tok string) int32 {
 	if tok == "" {
 		// Only pre-tokenized input has empty tokens; a vocab key is never empty.
 		return emptyTokenID
 	}
+	t.nSeen++
+	if t.ep.full() {
+		return t.frozenID(tok)
+	}
 	t.vocab.mu.Lock()
+	if t.ep.full() {
+		t.vocab.mu.Unlock()
+		return t.frozenID(tok)
+	}
 	defer t.vocab.mu.Unlock()
 	return t.ep.tokenID(tok)
 }
@@ -347,9 +366,8 @@ func (e *vocabEpoch) tokenID(tok string) int32 {
 }
 
 // AppendIDs appends to dst the ids of the tokens of Rouge(text, stem) (TokenID of each), in
-// order. The ids are valid until Reset clears the vocabulary, which it does only when the
-// vocabulary has outgrown its bounds; so ids appended between two calls of Reset can be
-// compared with each other.
+// order. The ids are valid as Reset says; ids appended between two calls of Reset can always
+// be compared with each other.
 func (t *RougeTokenizer) AppendIDs(dst []int32, text string) []int32 {
 	dst, _ = t.appendIDs(dst, nil, text, false)
 	return dst
@@ -367,6 +385,7 @@ func (t *RougeTokenizer) AppendLineIDs(dst []int32, ends []int, text string) ([]
 func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines bool) ([]int32, []int) {
 	short, words := &t.ep.short, &t.ep.words
 	first, firstEnd := len(dst), len(ends)
+	locals := t.nLocalSeen
 	piece := 0 // start of the current line
 	p := unsafe.Pointer(unsafe.StringData(text))
 	for i := 0; i < len(text); {
@@ -382,7 +401,9 @@ func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines b
 			continue
 		case 3:
 			if strings.HasPrefix(text[i:], "\u0130") || strings.HasPrefix(text[i:], "\u212a") {
-				// A capital that lowercases to an ASCII letter: the general path.
+				// A capital that lowercases to an ASCII letter: the general path, which
+				// counts the text's tokens for Reset again.
+				t.nLocalSeen = locals
 				return t.appendIDsSlow(dst[:first], ends[:firstEnd], text, lines)
 			}
 			i++ // any other character is a separator
@@ -450,6 +471,7 @@ func (t *RougeTokenizer) appendIDs(dst []int32, ends []int, text string, lines b
 	if lines && len(text) > piece {
 		ends = append(ends, len(dst))
 	}
+	t.nSeen += len(dst) - first
 	return dst, ends
 }
 
@@ -553,14 +575,23 @@ func (v *shortTable) grow() {
 // most 16 bytes), or -1 when its stem is empty (Rouge drops it), adding the word to the
 // vocabulary when it is new: the lock-free lookup did not find it (or it has more than 16
 // bytes). The word is lowercased and stemmed before mu is taken, so the tokenizers stem in
-// parallel; another may have added the word meanwhile, and then its value is kept.
+// parallel; another may have added the word meanwhile, and then its value is kept. Once the
+// epoch is full nothing is added to it: the word's token has its id in the epoch when the
+// epoch has that token, else a local id (frozenID).
 func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 	e := t.ep
 	if len(w) > 16 {
 		// Words this long are few (under 1% of WMT17's words): each tokenizer keeps its own
 		// map of them, and only their tokens' ids are shared.
 		tok := t.wordToken(w)
+		if e.full() { // no lock, as for shorter words: a full epoch is not written any more
+			return t.frozenID(tok) // not kept in long: a local id is the record's only
+		}
 		t.vocab.mu.Lock()
+		if e.full() {
+			t.vocab.mu.Unlock()
+			return t.frozenID(tok)
+		}
 		val := e.wordID(tok)
 		e.add(1, 0, len(w))
 		t.vocab.mu.Unlock()
@@ -577,8 +608,20 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 	if !known {
 		tok = t.wordToken(w)
 	}
+	if e.full() { // no lock: a full epoch is not written any more
+		if known {
+			return val
+		}
+		return t.frozenID(tok)
+	}
 	t.vocab.mu.Lock()
 	defer t.vocab.mu.Unlock()
+	if e.full() {
+		if known {
+			return val
+		}
+		return t.frozenID(tok)
+	}
 	if len(w) <= 8 {
 		if m := e.short.find(k0); m != 0 {
 			return int32(m) - 2
@@ -601,6 +644,41 @@ func (t *RougeTokenizer) newWord(w string, k0, k1 uint64) int32 {
 	e.words.insert(sl, k0, k1, val) // may move the slots
 	e.add(1, 0, 0)
 	return val
+}
+
+// frozenID is the id of token tok in the tokenizer's epoch, which is full: the epoch's id of
+// tok when it has one, else a local id, -1 for the empty token (the word is dropped). It
+// takes no lock: a full epoch's tables are no longer written.
+func (t *RougeTokenizer) frozenID(tok string) int32 {
+	if tok == "" {
+		return -1
+	}
+	if id, ok := t.ep.toks.find(tok, HashString(tok)); ok {
+		return id
+	}
+	return t.localID(tok)
+}
+
+// localID returns the local id of tok, a token the tokenizer's full epoch does not have:
+// the epoch's ids are followed by the tokenizer's local ones, which number the tokens of
+// this kind met since the last Reset, and are valid until the next.
+func (t *RougeTokenizer) localID(tok string) int32 {
+	t.nLocalSeen++
+	if id, ok := t.local[tok]; ok {
+		return id
+	}
+	if t.local == nil {
+		t.local = make(map[string]int32)
+	}
+	// The key is a copy (tok is in the tokenizer's buffers or the caller's text), in an arena
+	// that Reset empties with the map: a key aliases the array it was appended to, which a
+	// later growth of the arena leaves untouched.
+	start := len(t.localBytes)
+	t.localBytes = append(t.localBytes, tok...)
+	key := bytesToString(t.localBytes[start:])
+	id := t.ep.ids.Load() + int32(len(t.local))
+	t.local[key] = id
+	return id
 }
 
 // lowerID returns the value of the word of n bytes (at most 16) with key k0, k1 lowercased,

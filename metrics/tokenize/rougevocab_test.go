@@ -4,16 +4,19 @@ import (
 	"fmt"
 	"math/rand"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
 // TestRougeVocabShared: tokenizers on several goroutines share one RougeVocab, each taking the
-// inputs in its own order, while the vocabulary is renewed several times. Within one epoch
-// every tokenizer gives each token the same id (checked across goroutines), ids are a
-// bijection with tokens, below NumIDs, and agree with TokenID; the tokens are Rouge's. Run with
-// -race it also checks the lock-free lookups' publication of slots and tables.
+// inputs in its own order, while the vocabulary fills, gives local ids and is renewed. Within
+// one epoch every tokenizer gives each token the same shared id (checked across goroutines)
+// and shared ids are a bijection with tokens; every id is below NumIDs and agrees with TokenID
+// (local ids included, within the tokenizer's Reset cycle: TestRougeVocabHeavyTail checks
+// them against each other); the tokens are Rouge's. Run with -race it also checks the
+// lock-free lookups' publication of slots and tables.
 func TestRougeVocabShared(t *testing.T) {
 	g := loadGolden(t)
 	r := rand.New(rand.NewSource(11))
@@ -35,6 +38,7 @@ func TestRougeVocabShared(t *testing.T) {
 			}
 			var agreed sync.Map // key -> id, the first tokenizer's
 			epochs := sync.Map{}
+			var locals atomic.Int64
 			const workers = 3
 			var wg sync.WaitGroup
 			errs := make([]error, workers)
@@ -62,7 +66,10 @@ func TestRougeVocabShared(t *testing.T) {
 								errs[w] = fmt.Errorf("token %q: id %d >= NumIDs %d", tok, id, rt.NumIDs())
 								return
 							}
-							if prev, loaded := agreed.LoadOrStore(key{rt.ep, tok}, id); loaded && prev.(int32) != id {
+							if rt.isLocal(id) {
+								// The tokenizer's own until its next Reset: TokenID agrees below.
+								locals.Add(1)
+							} else if prev, loaded := agreed.LoadOrStore(key{rt.ep, tok}, id); loaded && prev.(int32) != id {
 								errs[w] = fmt.Errorf("token %q: id %d, another tokenizer's %d", tok, id, prev)
 								return
 							}
@@ -91,13 +98,16 @@ func TestRougeVocabShared(t *testing.T) {
 			n := 0
 			epochs.Range(func(any, any) bool { n++; return true })
 			require.Greater(t, n, 1, "the vocabulary was never renewed")
+			require.Positive(t, locals.Load(), "no token took a local id")
 		})
 	}
 }
 
 // TestRougeVocabTokenBound: tokens added by TokenID alone (pre-tokenized input) count against
-// the vocabulary's bounds as words do, so short distinct tokens renew it past vocabMaxWords
-// tokens instead of growing it until their bytes reach vocabMaxBytes.
+// the vocabulary's bounds as words do, so short distinct tokens fill it at vocabMaxWords
+// tokens instead of growing it until their bytes reach vocabMaxBytes. A full vocabulary takes
+// no more tokens: the others get local ids, the same for the same token until Reset, which
+// forgets them and keeps the vocabulary while it serves most tokens.
 func TestRougeVocabTokenBound(t *testing.T) {
 	rt := NewRougeTokenizerWith(NewRougeVocab(false))
 	rt.Reset()
@@ -106,9 +116,57 @@ func TestRougeVocabTokenBound(t *testing.T) {
 		rt.TokenID(fmt.Sprintf("%x", i)) // at most 5 bytes: far below vocabMaxBytes in all
 	}
 	require.Less(t, first.nBytes, vocabMaxBytes)
-	require.Equal(t, vocabMaxWords+2, rt.NumIDs()) // the empty token's id and one per token
+	require.True(t, first.full())
+	base := int32(vocabMaxWords + 2) // the empty token's id and one per token
+	require.Equal(t, int(base), rt.NumIDs())
+	require.Equal(t, base, rt.TokenID("new1"))
+	require.Equal(t, base+1, rt.TokenID("new2"))
+	require.Equal(t, base, rt.TokenID("new1"))
+	require.Equal(t, int32(1), rt.TokenID("0"), "a token of the vocabulary keeps its id")
+	require.Equal(t, int(base)+2, rt.NumIDs())
 	rt.Reset()
-	require.NotSame(t, first, rt.ep, "a vocabulary of more than vocabMaxWords tokens is renewed")
-	require.Equal(t, 1, rt.NumIDs())
-	require.Equal(t, int32(1), rt.TokenID("a"))
+	require.Same(t, first, rt.ep, "a vocabulary that serves most tokens is kept")
+	require.Equal(t, int(base), rt.NumIDs())
+	require.Equal(t, base, rt.TokenID("new2"), "local ids start again after Reset")
+}
+
+// TestRougeVocabRetired: a full vocabulary that no longer serves a tokenizer's tokens (more
+// than one in retireShare of retireWindow tokens took local ids) is replaced by a new, empty
+// one at the tokenizer's next Reset, which then takes the new tokens; one that serves them
+// is kept.
+func TestRougeVocabRetired(t *testing.T) {
+	for _, moved := range []bool{false, true} {
+		rt := NewRougeTokenizerWith(NewRougeVocab(true))
+		for i := 0; !rt.ep.full(); i++ {
+			rt.AppendIDs(nil, fmt.Sprintf("w%d", i))
+		}
+		first := rt.ep
+		ids := []int32{}
+		for i := 0; i < 2*retireWindow; i++ {
+			if i%64 == 0 {
+				rt.Reset()
+				if rt.ep != first {
+					break
+				}
+			}
+			text := "w1 w2 w3 w4 w5 w6 w7 w8" // in the vocabulary
+			if moved {
+				text = fmt.Sprintf("new%d x%d w1 w2", i, i) // half the tokens are new
+			}
+			ids = rt.AppendIDs(ids[:0], text)
+		}
+		rt.Reset()
+		if !moved {
+			require.Same(t, first, rt.ep)
+			continue
+		}
+		require.NotSame(t, first, rt.ep, "the vocabulary was not replaced")
+		require.False(t, rt.ep.full())
+		require.Equal(t, []int32{1, 2}, rt.AppendIDs(nil, "new w1"), "the new vocabulary takes tokens")
+	}
+}
+
+// isLocal reports whether id is one of the tokenizer's local ids (valid until its next Reset).
+func (t *RougeTokenizer) isLocal(id int32) bool {
+	return t.ep.full() && id >= t.ep.ids.Load()
 }
