@@ -105,6 +105,9 @@ func (s *SpearmanState) canon() {
 	}
 	s.sorted = true
 	n := len(s.obs)
+	if slices.IsSortedFunc(s.obs, cmpObs) { // one worker's records, a decoded state
+		return
+	}
 	if uint64(n) >= 1<<32 {
 		slices.SortFunc(s.obs, cmpObs)
 		return
