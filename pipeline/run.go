@@ -227,8 +227,11 @@ func Run(ctx context.Context, src Source, cfg Config) (*Accumulator, error) {
 		return nil, err
 	}
 	mergeStart := time.Now()
-	total := NewAccumulator(cfg.Plan)
-	for _, a := range accs {
+	// The first worker's accumulator takes the others' (an empty one merged with it would
+	// equal it, as the merge laws test, after a copy of every state: the whole of the
+	// unbounded ones, such as Spearman's records).
+	total := accs[0]
+	for _, a := range accs[1:] {
 		if err := total.Merge(a); err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"github.com/evalstream/evalstream/metrics/core"
 )
@@ -99,9 +100,34 @@ func (s *SpearmanState) Merge(other core.State) error {
 // canon sorts the records canonically. It reorders the state's internal slice but not its
 // contents.
 func (s *SpearmanState) canon() {
-	if !s.sorted {
+	if s.sorted {
+		return
+	}
+	s.sorted = true
+	n := len(s.obs)
+	if slices.IsSortedFunc(s.obs, cmpObs) { // one worker's records, a decoded state
+		return
+	}
+	if uint64(n) >= 1<<32 {
 		slices.SortFunc(s.obs, cmpObs)
-		s.sorted = true
+		return
+	}
+	// By Seq with a radix sort, then each run of equal Seqs (records of inputs that share
+	// positions) by the rest of cmpObs.
+	keys := make([]uint64, 2*n)
+	for i := range s.obs {
+		keys[i] = s.obs[i].seq
+	}
+	permute(s.obs, stableOrder(keys[:n], keys[n:]))
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && s.obs[j].seq == s.obs[i].seq {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(s.obs[i:j], cmpObs)
+		}
+		i = j
 	}
 }
 
@@ -172,22 +198,41 @@ type keyed struct {
 }
 
 // sortedKeys returns (key, index) pairs sorted by key (ascending, or descending with desc),
-// ties in canonical order.
+// ties in canonical (index) order.
 func sortedKeys(obs []obs, key func(o *obs) float64, desc bool) []keyed {
 	ks := make([]keyed, len(obs))
-	for i := range obs {
-		ks[i] = keyed{key(&obs[i]), i}
+	if uint64(len(obs)) >= 1<<32 {
+		for i := range obs {
+			ks[i] = keyed{key(&obs[i]), i}
+		}
+		slices.SortFunc(ks, func(a, b keyed) int {
+			c := cmp.Compare(a.v, b.v)
+			if desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+			return cmp.Compare(a.i, b.i)
+		})
+		return ks
 	}
-	slices.SortFunc(ks, func(a, b keyed) int {
-		c := cmp.Compare(a.v, b.v)
-		if desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-		return cmp.Compare(a.i, b.i)
-	})
+	// A stable radix sort keeps equal keys in index order; descending order sorts the
+	// complemented keys. Its keys and their scratch are ks's memory (ks is 16 bytes of no
+	// pointers per record), which the result overwrites once the keys are sorted: at the
+	// largest states, the sort then adds 8 bytes per record to ks, not 24.
+	var flip uint64
+	if desc {
+		flip = ^uint64(0)
+	}
+	n := len(obs)
+	keys := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(ks))), 2*n)
+	for i := range obs {
+		keys[i] = orderedBits(key(&obs[i])) ^ flip
+	}
+	for j, i := range stableOrder(keys[:n], keys[n:]) {
+		ks[j] = keyed{key(&obs[i]), int(i)}
+	}
 	return ks
 }
 
