@@ -44,7 +44,7 @@ func TestRadixMatchesComparisonSort(t *testing.T) {
 		for _, desc := range []bool{false, true} {
 			want := make([]keyed, n)
 			for i := range recs {
-				want[i] = keyed{recs[i].x, i}
+				want[i] = keyed{recs[i].x, int64(i)}
 			}
 			slices.SortFunc(want, func(a, b keyed) int {
 				c := cmp.Compare(a.v, b.v)
