@@ -39,12 +39,12 @@ func TestRadixMatchesComparisonSort(t *testing.T) {
 			if trial%3 == 0 {
 				seq = uint64(r.Intn(4))
 			}
-			recs[i] = obs{x: value(kind) + 0, y: value((kind + 1) % 4) + 0, seq: seq, w: 1 + int64(r.Intn(3))}
+			recs[i] = obs{x: value(kind) + 0, y: value((kind+1)%4) + 0, seq: seq, w: 1 + int64(r.Intn(3))}
 		}
 		for _, desc := range []bool{false, true} {
 			want := make([]keyed, n)
 			for i := range recs {
-				want[i] = keyed{recs[i].x, i}
+				want[i] = keyed{recs[i].x, int64(i)}
 			}
 			slices.SortFunc(want, func(a, b keyed) int {
 				c := cmp.Compare(a.v, b.v)

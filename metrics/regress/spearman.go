@@ -191,11 +191,16 @@ func (s *SpearmanState) Result() core.Result {
 	return s.scipy(n)
 }
 
-// keyed is a record's sort key and its index in canonical order.
+// keyed is a record's sort key and its index in canonical order. Its index is an int64, not
+// an int, so that keyed is 16 bytes on 32-bit platforms too: sortedKeys keeps two uint64 per
+// record in a []keyed's memory.
 type keyed struct {
 	v float64
-	i int
+	i int64
 }
+
+// sortedKeys's keys and scratch (2n uint64) must fit in n keyed: this fails to compile if not.
+var _ [unsafe.Sizeof(keyed{}) - 2*unsafe.Sizeof(uint64(0))]struct{}
 
 // sortedKeys returns (key, index) pairs sorted by key (ascending, or descending with desc),
 // ties in canonical (index) order.
@@ -203,7 +208,7 @@ func sortedKeys(obs []obs, key func(o *obs) float64, desc bool) []keyed {
 	ks := make([]keyed, len(obs))
 	if uint64(len(obs)) >= 1<<32 {
 		for i := range obs {
-			ks[i] = keyed{key(&obs[i]), i}
+			ks[i] = keyed{key(&obs[i]), int64(i)}
 		}
 		slices.SortFunc(ks, func(a, b keyed) int {
 			c := cmp.Compare(a.v, b.v)
@@ -231,7 +236,7 @@ func sortedKeys(obs []obs, key func(o *obs) float64, desc bool) []keyed {
 		keys[i] = orderedBits(key(&obs[i])) ^ flip
 	}
 	for j, i := range stableOrder(keys[:n], keys[n:]) {
-		ks[j] = keyed{key(&obs[i]), int(i)}
+		ks[j] = keyed{key(&obs[i]), int64(i)}
 	}
 	return ks
 }
