@@ -1,7 +1,6 @@
 package regress
 
 import (
-	"cmp"
 	"math"
 	"math/rand"
 	"slices"
@@ -42,21 +41,9 @@ func TestRadixMatchesComparisonSort(t *testing.T) {
 			recs[i] = obs{x: value(kind) + 0, y: value((kind+1)%4) + 0, seq: seq, w: 1 + int64(r.Intn(3))}
 		}
 		for _, desc := range []bool{false, true} {
-			want := make([]keyed, n)
-			for i := range recs {
-				want[i] = keyed{recs[i].x, int64(i)}
-			}
-			slices.SortFunc(want, func(a, b keyed) int {
-				c := cmp.Compare(a.v, b.v)
-				if desc {
-					c = -c
-				}
-				if c != 0 {
-					return c
-				}
-				return cmp.Compare(a.i, b.i)
-			})
-			got := sortedKeys(recs, func(o *obs) float64 { return o.x }, desc)
+			x := func(o *obs) float64 { return o.x }
+			want := compareSortedKeys(recs, x, desc)
+			got := sortedKeys(recs, x, desc)
 			if n == 0 {
 				require.Empty(t, got)
 				continue

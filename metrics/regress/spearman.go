@@ -205,23 +205,10 @@ var _ [unsafe.Sizeof(keyed{}) - 2*unsafe.Sizeof(uint64(0))]struct{}
 // sortedKeys returns (key, index) pairs sorted by key (ascending, or descending with desc),
 // ties in canonical (index) order.
 func sortedKeys(obs []obs, key func(o *obs) float64, desc bool) []keyed {
-	ks := make([]keyed, len(obs))
 	if uint64(len(obs)) >= 1<<32 {
-		for i := range obs {
-			ks[i] = keyed{key(&obs[i]), int64(i)}
-		}
-		slices.SortFunc(ks, func(a, b keyed) int {
-			c := cmp.Compare(a.v, b.v)
-			if desc {
-				c = -c
-			}
-			if c != 0 {
-				return c
-			}
-			return cmp.Compare(a.i, b.i)
-		})
-		return ks
+		return compareSortedKeys(obs, key, desc)
 	}
+	ks := make([]keyed, len(obs))
 	// A stable radix sort keeps equal keys in index order; descending order sorts the
 	// complemented keys. Its keys and their scratch are ks's memory (ks is 16 bytes of no
 	// pointers per record), which the result overwrites once the keys are sorted: at the
@@ -238,6 +225,26 @@ func sortedKeys(obs []obs, key func(o *obs) float64, desc bool) []keyed {
 	for j, i := range stableOrder(keys[:n], keys[n:]) {
 		ks[j] = keyed{key(&obs[i]), int64(i)}
 	}
+	return ks
+}
+
+// compareSortedKeys is sortedKeys by a comparison sort, for states of 2^32 records or more
+// (stableOrder numbers records in 32 bits).
+func compareSortedKeys(obs []obs, key func(o *obs) float64, desc bool) []keyed {
+	ks := make([]keyed, len(obs))
+	for i := range obs {
+		ks[i] = keyed{key(&obs[i]), int64(i)}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		c := cmp.Compare(a.v, b.v)
+		if desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
 	return ks
 }
 
